@@ -1,0 +1,181 @@
+#include "netlist/driver.hpp"
+
+#include "device/soc_descriptor.hpp"
+#include "netlist/json_export.hpp"
+#include "netlist/parser.hpp"
+#include "netlist/stats.hpp"
+#include "netlist/validator.hpp"
+#include "support/file_io.hpp"
+#include "support/version.hpp"
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+namespace tessera::netlist {
+
+std::string versionString(const std::string& tool) {
+  return tool + " (Tessera) " + std::string(kVersion);
+}
+
+std::string bundledDeviceList() {
+  std::string s;
+  for (const auto& name : bundledDescriptorNames()) s += (s.empty() ? "" : ", ") + name;
+  return s;
+}
+
+namespace {
+
+// Descriptors are loaded once per run and shared by every input.
+class DeviceCache {
+public:
+  // An explicit --device: a file path, else a bundled name. Errors go to `err`.
+  bool loadExplicit(const std::string& spec, std::ostream& err, const PrintOptions& print) {
+    std::string readError;
+    if (auto text = readFile(spec, readError)) {
+      SourceBuffer buf(spec, std::move(*text));
+      DiagnosticEngine diags;
+      explicit_ = parseSocDescriptor(buf, diags);
+      printDiagnostics(err, buf, diags, print);
+      return explicit_.has_value();
+    }
+    if (auto bundled = findBundledDescriptor(spec)) {
+      explicit_ = std::move(bundled);
+      return true;
+    }
+    err << "netlist-check: error: --device '" << spec << "': " << readError
+        << ", and it is not a bundled device (" << bundledDeviceList() << ")\n";
+    return false;
+  }
+
+  const SocDescriptor* explicitDevice() const { return explicit_ ? &*explicit_ : nullptr; }
+
+  const SocDescriptor& forArch(Arch arch) {
+    auto it = byArch_.find(arch);
+    if (it == byArch_.end())
+      it = byArch_.emplace(arch, std::make_unique<SocDescriptor>(loadBundledDescriptor(defaultDescriptorName(arch)))).first;
+    return *it->second;
+  }
+
+private:
+  std::optional<SocDescriptor> explicit_;
+  std::map<Arch, std::unique_ptr<SocDescriptor>> byArch_;
+};
+
+std::string listedArchs(const Netlist& nl) {
+  std::string s;
+  for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));
+  return s.empty() ? "none" : s;
+}
+
+// Picks the device a netlist is checked against and checks the netlist lists its arch.
+std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Arch> requested, DeviceCache& devices,
+                                             DiagnosticEngine& diags) {
+  const SocDescriptor* device = devices.explicitDevice();
+  Arch arch;
+  if (device) arch = device->arch;
+  else if (requested) arch = *requested;
+  else if (!nl.devices.arch.empty()) arch = nl.devices.arch.front().value;
+  else return std::nullopt; // the parser already reported the missing arch
+  if (!device) device = &devices.forArch(arch);
+  bool listed = false;
+  for (const auto& a : nl.devices.arch) listed |= a.value == arch;
+  if (!listed && !nl.devices.arch.empty())
+    diags.error("arch-not-listed", nl.devices.arch.front().loc,
+                "netlist is not for arch '" + std::string(archName(arch)) + "': devices.arch lists " + listedArchs(nl))
+        .note("the target comes from " + std::string(devices.explicitDevice() ? "--device" : "--arch"));
+  return ValidationTarget{arch, device};
+}
+
+} // namespace
+
+int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, opts.warningsAsErrors};
+  if ((opts.emitJson || opts.stats || !opts.output.empty()) && opts.inputs.size() != 1 && !opts.output.empty()) {
+    err << "netlist-check: error: -o needs exactly one input netlist\n";
+    return 2;
+  }
+  if (opts.emitJson && opts.inputs.size() != 1) {
+    err << "netlist-check: error: --emit-json needs exactly one input netlist\n";
+    return 2;
+  }
+  if (!opts.depfile.empty() && opts.output.empty()) {
+    err << "netlist-check: error: --depfile needs -o\n";
+    return 2;
+  }
+  if (!opts.output.empty() && !opts.emitJson && !opts.stats) {
+    err << "netlist-check: error: -o needs --emit-json or --stats\n";
+    return 2;
+  }
+  std::optional<Arch> requested;
+  if (!opts.arch.empty()) {
+    requested = parseArch(opts.arch);
+    if (!requested) {
+      err << "netlist-check: error: unknown --arch '" << opts.arch
+          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
+      return 2;
+    }
+  }
+  DeviceCache devices;
+  if (!opts.device.empty() && !devices.loadExplicit(opts.device, err, print)) return 1;
+
+  int status = 0;
+  std::string result;
+  for (const std::string& path : opts.inputs) {
+    std::string readError;
+    auto text = readFile(path, readError);
+    if (!text) {
+      err << path << ": error: cannot read netlist: " << readError << "\n";
+      status = 1;
+      continue;
+    }
+    SourceBuffer source(path, std::move(*text));
+    DiagnosticEngine diags;
+    std::optional<Netlist> nl = parseNetlist(source, diags);
+    if (nl) {
+      if (auto target = chooseTarget(*nl, requested, devices, diags)) validateNetlist(*nl, *target, diags);
+    }
+    DiagnosticEngine shown;
+    const DiagnosticEngine* toPrint = &diags;
+    if (opts.noWarnings && !opts.warningsAsErrors) {
+      for (const Diagnostic& d : diags.diagnostics()) {
+        if (d.severity != Severity::Error) continue;
+        auto b = shown.error(d.rule, d.loc, d.message);
+        for (const DiagNote& n : d.notes) b.note(n.loc, n.message);
+      }
+      toPrint = &shown;
+    }
+    size_t errors = printDiagnostics(err, source, *toPrint, print);
+    if (opts.noWarnings && !opts.warningsAsErrors) errors = diags.errorCount();
+    if (errors > 0 || !nl) {
+      status = 1;
+      continue;
+    }
+    if (opts.stats) result += (opts.inputs.size() > 1 ? "== " + path + "\n" : "") + formatStats(*nl);
+    if (opts.emitJson) result += netlistToJson(*nl).dump(2) + "\n";
+  }
+  if (status != 0) return status; // no partial outputs
+  if (opts.output.empty()) {
+    out << result;
+    return 0;
+  }
+  std::string writeError;
+  if (!writeFileAtomic(opts.output, result, writeError)) {
+    err << opts.output << ": error: cannot write output: " << writeError << "\n";
+    return 1;
+  }
+  if (!opts.depfile.empty()) {
+    std::string deps = opts.output + ":";
+    for (const auto& in : opts.inputs) deps += " " + in;
+    std::string probe;
+    if (!opts.device.empty() && readFile(opts.device, probe)) deps += " " + opts.device;
+    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
+      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+} // namespace tessera::netlist

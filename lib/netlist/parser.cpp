@@ -1,0 +1,1122 @@
+#include "netlist/parser.hpp"
+
+#include "support/yaml.hpp"
+
+#include <cmath>
+#include <functional>
+#include <set>
+#include <string>
+
+namespace tessera::netlist {
+namespace {
+
+std::string squote(const std::string& s) { return "'" + s + "'"; }
+
+// Short text of a node for messages: the scalar itself, or its kind.
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsScalar()) {
+    std::string s = n.Scalar();
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return squote(s);
+  }
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a map";
+  return "an unknown value";
+}
+
+class Parser {
+public:
+  explicit Parser(DiagnosticEngine& d) : d_(d) {}
+
+  std::optional<Netlist> run(const YAML::Node& root);
+
+private:
+  DiagnosticEngine& d_;
+  size_t rawBudget_ = 2'000'000; // YAML nodes we may copy into raw values in total
+
+  // ------------------------------------------------------------ generic helpers
+  static SourceLoc valueLoc(const YAML::Node& key, const YAML::Node& value) {
+    SourceLoc l = locOf(value);
+    return l.valid() ? l : locOf(key);
+  }
+
+  void typeError(SourceLoc loc, const std::string& element, const std::string& field, const std::string& expected,
+                 const YAML::Node& got) {
+    d_.error("field-type", loc,
+             element + ": field '" + field + "' must be " + expected + ", got " + describe(got));
+  }
+
+  // Iterates the pairs of a map with string keys, warning about repeated keys
+  // (later ones are applied after earlier ones, as the BUDA backend does).
+  void forEachPair(const YAML::Node& map, const std::string& element,
+                   const std::function<void(const std::string&, const YAML::Node&, const YAML::Node&)>& fn,
+                   bool warnDuplicates = true) {
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& k = it->first;
+      if (!k.IsScalar()) {
+        d_.error("field-type", locOf(k), element + ": keys must be plain names, got " + describe(k));
+        continue;
+      }
+      const std::string& key = k.Scalar();
+      if (warnDuplicates && !seen.insert(key).second)
+        d_.warning("duplicate-key", locOf(k), element + ": key '" + key + "' appears more than once; the later value is used");
+      fn(key, k, it->second);
+    }
+  }
+
+  bool expectMap(const YAML::Node& v, SourceLoc loc, const std::string& element, const std::string& field) {
+    if (v.IsMap()) return true;
+    typeError(loc, element, field, "a map", v);
+    return false;
+  }
+
+  std::optional<int64_t> toInt(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                               const std::string& field) {
+    if (v.IsScalar())
+      if (auto i = parseInt64(v.Scalar())) return i;
+    typeError(loc, element, field, "an integer", v);
+    return std::nullopt;
+  }
+
+  std::optional<double> toReal(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                               const std::string& field) {
+    if (v.IsScalar())
+      if (auto r = parseReal(v.Scalar())) return r;
+    typeError(loc, element, field, "a number", v);
+    return std::nullopt;
+  }
+
+  std::optional<bool> toBool(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                             const std::string& field) {
+    if (v.IsScalar())
+      if (auto b = parseBool(v.Scalar())) return b;
+    typeError(loc, element, field, "true or false", v);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> toString(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                                      const std::string& field) {
+    if (v.IsScalar()) return v.Scalar();
+    typeError(loc, element, field, "a name", v);
+    return std::nullopt;
+  }
+
+  std::optional<Dim2> toDim2(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                             const std::string& field) {
+    if (v.IsSequence() && v.size() == 2 && v[0].IsScalar() && v[1].IsScalar()) {
+      auto r = parseInt64(v[0].Scalar());
+      auto c = parseInt64(v[1].Scalar());
+      if (r && c) return Dim2{*r, *c};
+    }
+    typeError(loc, element, field, "a pair [rows, cols] of integers", v);
+    return std::nullopt;
+  }
+
+  template <class E>
+  std::optional<E> toEnum(const YAML::Node& v, SourceLoc loc, const std::string& element, const std::string& field,
+                          std::optional<E> (*parse)(std::string_view), const char* allowed) {
+    if (v.IsScalar()) {
+      if (auto e = parse(v.Scalar())) return e;
+      d_.error("field-value", loc,
+               element + ": unknown " + field + " " + squote(v.Scalar()) + " (expected one of " + allowed + ")");
+      return std::nullopt;
+    }
+    typeError(loc, element, field, std::string("one of ") + allowed, v);
+    return std::nullopt;
+  }
+
+  static constexpr const char* kDataFormats =
+      "Float32, Float16, Float16_b, Bfp8, Bfp8_b, Bfp4, Bfp4_b, Bfp2, Bfp2_b, Lf8, Fp8_e4m3, Int8, Int32, UInt8, "
+      "UInt16, RawUInt8, RawUInt16, RawUInt32";
+
+  template <class T, class Conv>
+  void setField(Field<T>& f, const YAML::Node& k, const YAML::Node& v, Conv conv) {
+    SourceLoc loc = valueLoc(k, v);
+    if (auto x = conv(v, loc)) f.set(std::move(*x), loc);
+  }
+
+  void intField(Field<int64_t>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) { return toInt(n, l, element, k.Scalar()); });
+  }
+  void boolField(Field<bool>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) { return toBool(n, l, element, k.Scalar()); });
+  }
+  void dimField(Field<Dim2>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) { return toDim2(n, l, element, k.Scalar()); });
+  }
+  void stringField(Field<std::string>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) { return toString(n, l, element, k.Scalar()); });
+  }
+  void formatField(Field<DataFormat>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) {
+      return toEnum<DataFormat>(n, l, element, "data format", parseDataFormat, kDataFormats);
+    });
+  }
+  void orderField(Field<UblockOrder>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+    setField(f, k, v, [&](auto& n, SourceLoc l) {
+      return toEnum<UblockOrder>(n, l, element, "ublock_order", parseUblockOrder, "r, c");
+    });
+  }
+
+  ExtraField extraField(const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+    return ExtraField{key, locOf(k), yamlToJson(v, rawBudget_)};
+  }
+
+  void unknownField(std::vector<ExtraField>& extra, const std::string& element, const std::string& key,
+                    const YAML::Node& k, const YAML::Node& v) {
+    d_.warning("unknown-field", locOf(k), element + ": unknown field '" + key + "' (kept as data)");
+    extra.push_back(extraField(key, k, v));
+  }
+
+  void requireFields(SourceLoc loc, const std::string& element,
+                     std::initializer_list<std::pair<const char*, bool>> fields) {
+    for (auto& [name, present] : fields)
+      if (!present) d_.error("missing-field", loc, element + ": missing required field '" + name + "'");
+  }
+
+  // ------------------------------------------------------------ sections
+  void parseDevices(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  void parseQueue(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  std::vector<AllocAddress> parseAllocations(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+                                             bool host);
+  void parseGraph(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  void parseOp(Op& op, const YAML::Node& v);
+  std::vector<Tm> parseTms(const YAML::Node& k, const YAML::Node& v, const std::string& element);
+  std::optional<Pad> parsePad(const YAML::Node& k, const YAML::Node& v, const std::string& element, bool unpad);
+  void parseAttributes(OpAttributes& attrs, const YAML::Node& k, const YAML::Node& v, const std::string& element);
+  // Handles `input_N_tms`, `input_N_pad`, `input_N_unpad`; false when `key` is none of them.
+  bool parseOperandField(const std::string& key, const YAML::Node& k, const YAML::Node& v,
+                         std::vector<Operand>& inputs, const std::string& element);
+  void parseFusedOps(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  void parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::string& element);
+  void parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  void parseInstruction(Program& prog, const YAML::Node& item);
+  std::optional<Operand64> parseOperand64(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                                          const std::string& field, bool allowBool);
+  void parseExecute(Instruction& ins, const YAML::Node& k, const YAML::Node& v, const std::string& element);
+  void parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
+  ComparisonConfig parseComparison(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+                                   bool allowOverrides);
+  StimulusConfig parseStimulus(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+                               bool allowOverrides);
+};
+
+// ====================================================================== top level
+std::optional<Netlist> Parser::run(const YAML::Node& root) {
+  if (isNullScalar(root)) {
+    d_.error("netlist-structure", {1, 1}, "netlist is empty: expected the sections devices, queues, graphs and programs");
+    return std::nullopt;
+  }
+  if (!root.IsMap()) {
+    d_.error("netlist-structure", locOf(root), "netlist must be a map of sections, got " + describe(root));
+    return std::nullopt;
+  }
+  Netlist nl;
+  bool hasDevices = false, hasQueues = false, hasGraphs = false, hasPrograms = false;
+  forEachPair(root, "netlist", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+    if (key == "devices") {
+      hasDevices = true;
+      parseDevices(k, v, nl);
+    } else if (key == "queues") {
+      hasQueues = true;
+      if (isNullScalar(v)) return;
+      if (expectMap(v, valueLoc(k, v), "netlist", "queues"))
+        forEachPair(v, "queues", [&](const std::string& name, const YAML::Node& qk, const YAML::Node& qv) {
+          parseQueue(name, qk, qv, nl);
+        }, false);
+    } else if (key == "graphs") {
+      hasGraphs = true;
+      if (isNullScalar(v)) return;
+      if (expectMap(v, valueLoc(k, v), "netlist", "graphs"))
+        forEachPair(v, "graphs", [&](const std::string& name, const YAML::Node& gk, const YAML::Node& gv) {
+          parseGraph(name, gk, gv, nl);
+        }, false);
+    } else if (key == "fused_ops") {
+      parseFusedOps(k, v, nl);
+    } else if (key == "programs") {
+      hasPrograms = true;
+      parsePrograms(k, v, nl);
+    } else if (key == "test-config") {
+      parseTestConfig(k, v, nl);
+    } else if (key == "performance-check") {
+      nl.performanceCheck = extraField(key, k, v);
+    } else {
+      // Backends may add their own sections (netlist spec, "Optional Sections"): keep them.
+      nl.extra.push_back(extraField(key, k, v));
+    }
+  });
+  requireFields({1, 1}, "netlist", {{"devices", hasDevices}, {"queues", hasQueues}, {"graphs", hasGraphs},
+                                    {"programs", hasPrograms}});
+  return nl;
+}
+
+void Parser::parseDevices(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  nl.devices.loc = locOf(k);
+  if (!expectMap(v, valueLoc(k, v), "devices", "devices")) return;
+  forEachPair(v, "devices", [&](const std::string& key, const YAML::Node& dk, const YAML::Node& dv) {
+    if (key != "arch") {
+      d_.warning("unknown-field", locOf(dk), "devices: unknown field '" + key + "' (ignored)");
+      return;
+    }
+    nl.devices.arch.clear();
+    auto addArch = [&](const YAML::Node& n) {
+      SourceLoc loc = valueLoc(dk, n);
+      if (auto a = toEnum<Arch>(n, loc, "devices", "arch", parseArch, "grayskull, wormhole, wormhole_b0, blackhole"))
+        nl.devices.arch.push_back({*a, loc});
+    };
+    if (dv.IsSequence()) {
+      nl.devices.archWasList = true;
+      for (const auto& item : dv) addArch(item);
+      if (dv.size() == 0) d_.error("field-value", valueLoc(dk, dv), "devices: arch list is empty");
+    } else {
+      addArch(dv);
+    }
+  });
+  if (nl.devices.arch.empty() && v.IsMap() && !v["arch"])
+    d_.error("missing-field", locOf(k), "devices: missing required field 'arch'");
+}
+
+// ====================================================================== queues
+std::vector<AllocAddress> Parser::parseAllocations(const YAML::Node& k, const YAML::Node& v,
+                                                   const std::string& element, bool host) {
+  std::vector<AllocAddress> out;
+  const std::string field = host ? "host" : "dram";
+  const std::string shape = host ? "a list of [memory, address] pairs or addresses" : "a list of [channel, address] pairs";
+  if (!v.IsSequence()) {
+    typeError(valueLoc(k, v), element, field, shape, v);
+    return out;
+  }
+  for (const auto& item : v) {
+    SourceLoc loc = valueLoc(k, item);
+    if (item.IsSequence() && item.size() == 2 && item[0].IsScalar() && item[1].IsScalar()) {
+      auto ch = parseInt64(item[0].Scalar());
+      auto addr = parseUInt64(item[1].Scalar());
+      if (ch && addr) {
+        out.push_back({*ch, *addr, loc});
+        continue;
+      }
+    } else if (host && item.IsScalar()) {
+      // Older netlists give host queues a bare address.
+      if (auto addr = parseUInt64(item.Scalar())) {
+        out.push_back({0, *addr, loc});
+        continue;
+      }
+    }
+    typeError(loc, element, field, shape + " (addresses up to 64 bits, decimal or 0x hex)", item);
+  }
+  return out;
+}
+
+void Parser::parseQueue(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  Queue q;
+  q.name = name;
+  q.loc = locOf(k);
+  const std::string element = "queue " + squote(name);
+  if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "input") stringField(q.input, fk, fv, element);
+    else if (key == "type")
+      setField(q.type, fk, fv, [&](auto& n, SourceLoc l) { return toEnum<IoType>(n, l, element, "type", parseIoType, "queue, ram"); });
+    else if (key == "entries") intField(q.entries, fk, fv, element);
+    else if (key == "grid_size") dimField(q.gridSize, fk, fv, element);
+    else if (key == "t") intField(q.t, fk, fv, element);
+    else if (key == "mblock") dimField(q.mblock, fk, fv, element);
+    else if (key == "ublock") dimField(q.ublock, fk, fv, element);
+    else if (key == "ublock_order") orderField(q.ublockOrder, fk, fv, element);
+    else if (key == "df") formatField(q.df, fk, fv, element);
+    else if (key == "target_device") intField(q.targetDevice, fk, fv, element);
+    else if (key == "loc")
+      setField(q.location, fk, fv, [&](auto& n, SourceLoc l) { return toEnum<IoLocation>(n, l, element, "loc", parseIoLocation, "dram, host"); });
+    else if (key == "dram") {
+      q.dramLoc = valueLoc(fk, fv);
+      q.dram = parseAllocations(fk, fv, element, false);
+    } else if (key == "host") {
+      q.hostLoc = valueLoc(fk, fv);
+      q.host = parseAllocations(fk, fv, element, true);
+    } else if (key == "alias") stringField(q.alias, fk, fv, element);
+    else if (key == "layout") stringField(q.layout, fk, fv, element);
+    else if (key == "tile_dim") dimField(q.tileDim, fk, fv, element);
+    else if (key == "input_tms") {
+      q.inputTmsLoc = valueLoc(fk, fv);
+      q.inputTms = parseTms(fk, fv, element);
+    } else unknownField(q.extra, element, key, fk, fv);
+  });
+  requireFields(q.loc, element,
+                {{"input", q.input.present()}, {"type", q.type.present()}, {"entries", q.entries.present()},
+                 {"grid_size", q.gridSize.present()}, {"t", q.t.present()}, {"mblock", q.mblock.present()},
+                 {"ublock", q.ublock.present()}, {"df", q.df.present()}, {"target_device", q.targetDevice.present()},
+                 {"loc", q.location.present()}});
+  nl.queues.push_back(std::move(q));
+}
+
+// ====================================================================== TMs
+std::vector<Tm> Parser::parseTms(const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  std::vector<Tm> tms;
+  const std::string field = k.Scalar();
+  if (isNullScalar(v)) return tms; // `input_0_tms:` and `input_0_tms: None` mean no TMs
+  if (!v.IsSequence()) {
+    typeError(valueLoc(k, v), element, field, "a list of TMs", v);
+    return tms;
+  }
+  for (const auto& item : v) {
+    SourceLoc loc = valueLoc(k, item);
+    std::string kindName;
+    YAML::Node arg;
+    if (item.IsScalar()) {
+      kindName = item.Scalar();
+    } else if (item.IsMap() && item.size() == 1) {
+      auto it = item.begin();
+      if (it->first.IsScalar()) kindName = it->first.Scalar();
+      arg = it->second;
+    } else {
+      d_.error("tm-syntax", loc, element + ": " + field + ": each TM must be a name or a single `name: argument` pair, got " + describe(item));
+      continue;
+    }
+    auto kind = parseTmKind(kindName);
+    if (!kind) {
+      d_.error("tm-syntax", loc, element + ": " + field + ": unknown TM " + squote(kindName) +
+                                     " (expected broadcast, tile_broadcast, hslice, hstack, vslice, vstack, transpose or pad)");
+      continue;
+    }
+    Tm tm;
+    tm.kind = *kind;
+    tm.loc = loc;
+    auto bad = [&](const std::string& expected) {
+      d_.error("tm-syntax", loc, element + ": " + field + ": " + kindName + " takes " + expected + ", got " + describe(arg));
+    };
+    switch (*kind) {
+    case TmKind::Transpose:
+      if (arg.IsDefined() && !isNullScalar(arg)) {
+        bad("no argument");
+        continue;
+      }
+      break;
+    case TmKind::Broadcast: {
+      if (!arg.IsMap() || arg.size() != 1 || !arg.begin()->first.IsScalar()) {
+        bad("one `{r|c|z: factor}` map");
+        continue;
+      }
+      std::string dim = arg.begin()->first.Scalar();
+      auto factor = arg.begin()->second.IsScalar() ? parseInt64(arg.begin()->second.Scalar()) : std::nullopt;
+      if ((dim != "r" && dim != "c" && dim != "z") || !factor) {
+        bad("one `{r|c|z: factor}` map");
+        continue;
+      }
+      tm.dim = dim[0];
+      tm.factor = *factor;
+      break;
+    }
+    case TmKind::Pad: {
+      // pad: [rt, ct, pad_value] — tiles appended at the bottom / right.
+      std::optional<int64_t> rt, ct;
+      std::optional<double> value;
+      if (arg.IsSequence() && arg.size() == 3 && arg[0].IsScalar() && arg[1].IsScalar() && arg[2].IsScalar()) {
+        rt = parseInt64(arg[0].Scalar());
+        ct = parseInt64(arg[1].Scalar());
+        value = parseReal(arg[2].Scalar());
+      }
+      if (!rt || !ct || !value) {
+        bad("[rt, ct, pad_value]");
+        continue;
+      }
+      tm.pad = Pad{*rt, *ct, *value, loc};
+      break;
+    }
+    case TmKind::TileBroadcast: {
+      std::string dim = arg.IsScalar() ? arg.Scalar() : "";
+      if (dim != "r" && dim != "c") {
+        bad("r or c");
+        continue;
+      }
+      tm.dim = dim[0];
+      break;
+    }
+    default: {
+      auto factor = arg.IsScalar() ? parseInt64(arg.Scalar()) : std::nullopt;
+      if (!factor) {
+        bad("an integer factor");
+        continue;
+      }
+      tm.factor = *factor;
+    }
+    }
+    tms.push_back(tm);
+  }
+  return tms;
+}
+
+std::optional<Pad> Parser::parsePad(const YAML::Node& k, const YAML::Node& v, const std::string& element, bool unpad) {
+  const std::string field = k.Scalar();
+  if (!expectMap(v, valueLoc(k, v), element, field)) return std::nullopt;
+  Pad p;
+  p.loc = valueLoc(k, v);
+  bool ok = true;
+  forEachPair(v, element + ": " + field, [&](const std::string& key, const YAML::Node& pk, const YAML::Node& pv) {
+    SourceLoc loc = valueLoc(pk, pv);
+    if (key == "rt" || key == "ct") {
+      if (auto i = toInt(pv, loc, element, field + "." + key)) (key == "rt" ? p.rt : p.ct) = *i;
+      else ok = false;
+    } else if (key == "pad_value" && !unpad) {
+      if (auto r = toReal(pv, loc, element, field + ".pad_value")) p.padValue = *r;
+      else ok = false;
+    } else {
+      d_.warning("unknown-field", locOf(pk), element + ": " + field + ": unknown field '" + key + "' (ignored)");
+    }
+  });
+  if (!ok) return std::nullopt;
+  return p;
+}
+
+bool Parser::parseOperandField(const std::string& key, const YAML::Node& k, const YAML::Node& v,
+                               std::vector<Operand>& inputs, const std::string& element) {
+  // input_<N>_tms / input_<N>_pad / input_<N>_unpad
+  if (key.rfind("input_", 0) != 0) return false;
+  size_t us = key.find('_', 6);
+  if (us == std::string::npos || us == 6) return false;
+  std::string num = key.substr(6, us - 6);
+  std::string suffix = key.substr(us + 1);
+  if (num.find_first_not_of("0123456789") != std::string::npos || num.size() > 4) return false;
+  if (suffix != "tms" && suffix != "pad" && suffix != "unpad") return false;
+  size_t index = std::stoul(num);
+  if (index >= inputs.size()) {
+    d_.error("operand-index", locOf(k), element + ": '" + key + "' refers to input " + num + " but the op has " +
+                                            std::to_string(inputs.size()) + " input(s)");
+    return true;
+  }
+  Operand& opnd = inputs[index];
+  if (suffix == "tms") {
+    opnd.tmsLoc = valueLoc(k, v);
+    opnd.tms = parseTms(k, v, element);
+  } else if (suffix == "pad") {
+    opnd.pad = parsePad(k, v, element, false);
+  } else {
+    opnd.unpad = parsePad(k, v, element, true);
+  }
+  return true;
+}
+
+// ====================================================================== attributes
+namespace {
+enum class AttrKind { Int, Bool, Real, String, IntList, InputMap };
+
+std::optional<AttrKind> attributeKind(const std::string& key) {
+  static const std::map<std::string, AttrKind> kinds = {
+      {"m_k", AttrKind::Int}, {"u_kt", AttrKind::Int}, {"z", AttrKind::Int}, {"act_t", AttrKind::Int},
+      {"fracture_factor", AttrKind::Int}, {"num_columns", AttrKind::Int}, {"num_index_tiles", AttrKind::Int},
+      {"num_indices", AttrKind::Int}, {"num_sparse_tiles", AttrKind::Int}, {"sparse_tile_ptr_bits", AttrKind::Int},
+      {"sparse_ublock_idx_bits", AttrKind::Int}, {"starting_row", AttrKind::Int}, {"indices_len", AttrKind::Int},
+      {"k", AttrKind::Int}, {"min_buffer_input", AttrKind::Int}, {"exp", AttrKind::Int},
+      {"accumulate", AttrKind::Bool}, {"approximate_mode", AttrKind::Bool}, {"bias", AttrKind::Bool},
+      {"dequant", AttrKind::Bool}, {"identity", AttrKind::Bool}, {"kreduce", AttrKind::Bool},
+      {"l1_acc", AttrKind::Bool}, {"relu_en", AttrKind::Bool}, {"requant", AttrKind::Bool},
+      {"srnd_fpu_en", AttrKind::Bool},
+      {"relu_threshold", AttrKind::Real}, {"slope", AttrKind::Real}, {"zero_point", AttrKind::Real},
+      {"dim", AttrKind::String}, {"granularity", AttrKind::String}, {"relu_mode", AttrKind::String},
+      {"sfpu_execution_thread", AttrKind::String}, {"sfpu_op", AttrKind::String}, {"sort", AttrKind::String},
+      {"stoch_rnd_mode", AttrKind::String}, {"type", AttrKind::String}, {"vector", AttrKind::String},
+      {"fused_op_id", AttrKind::String},
+      {"single_tile", AttrKind::IntList},
+      {"kernel_broadcast", AttrKind::InputMap}, {"kernel_broadcast_per_t", AttrKind::InputMap},
+  };
+  auto it = kinds.find(key);
+  if (it != kinds.end()) return it->second;
+  // splice: input0: [index, length, stride]
+  if (key.size() > 5 && key.rfind("input", 0) == 0 && key.find_first_not_of("0123456789", 5) == std::string::npos)
+    return AttrKind::IntList;
+  return std::nullopt;
+}
+
+std::optional<int> inputIndexKey(const std::string& s) {
+  // kernel_broadcast keys: input_<N>
+  if (s.rfind("input_", 0) != 0 || s.size() == 6 || s.size() > 10) return std::nullopt;
+  if (s.find_first_not_of("0123456789", 6) != std::string::npos) return std::nullopt;
+  return std::stoi(s.substr(6));
+}
+} // namespace
+
+void Parser::parseAttributes(OpAttributes& attrs, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  attrs.loc = valueLoc(k, v);
+  if (isNullScalar(v)) return;
+  if (!expectMap(v, attrs.loc, element, "attributes")) return;
+  forEachPair(v, element + ": attributes", [&](const std::string& key, const YAML::Node& ak, const YAML::Node& av) {
+    SourceLoc loc = valueLoc(ak, av);
+    Attribute attr{key, locOf(ak), nullptr, false};
+    const std::string field = "attributes." + key;
+    auto kind = attributeKind(key);
+    if (!kind) {
+      attr.value = yamlToJson(av, rawBudget_); // op-specific attribute we do not model: keep it
+      attrs.all.push_back(std::move(attr));
+      return;
+    }
+    attr.known = true;
+    switch (*kind) {
+    case AttrKind::Int: {
+      auto i = toInt(av, loc, element, field);
+      if (!i) return;
+      attr.value = *i;
+      Field<int64_t>* target = key == "m_k" ? &attrs.mK
+                               : key == "u_kt" ? &attrs.uKt
+                               : key == "z" ? &attrs.z
+                               : key == "num_indices" ? &attrs.numIndices
+                               : key == "k" ? &attrs.k
+                               : key == "num_sparse_tiles" ? &attrs.numSparseTiles
+                               : key == "num_index_tiles" ? &attrs.numIndexTiles
+                               : key == "sparse_tile_ptr_bits" ? &attrs.sparseTilePtrBits
+                               : key == "sparse_ublock_idx_bits" ? &attrs.sparseUblockIdxBits
+                               : key == "act_t" ? &attrs.actT
+                               : key == "fracture_factor" ? &attrs.fractureFactor
+                                                          : nullptr;
+      if (target) target->set(*i, loc);
+      break;
+    }
+    case AttrKind::Bool: {
+      auto b = toBool(av, loc, element, field);
+      if (!b) return;
+      attr.value = *b;
+      Field<bool>* target = key == "accumulate" ? &attrs.accumulate
+                            : key == "identity" ? &attrs.identity
+                            : key == "bias" ? &attrs.bias
+                            : key == "relu_en" ? &attrs.relu
+                            : key == "approximate_mode" ? &attrs.approximateMode
+                            : key == "l1_acc" ? &attrs.l1Acc
+                            : key == "kreduce" ? &attrs.kreduce
+                                               : nullptr;
+      if (target) target->set(*b, loc);
+      break;
+    }
+    case AttrKind::Real: {
+      auto r = toReal(av, loc, element, field);
+      if (!r) return;
+      attr.value = std::isfinite(*r) ? nlohmann::ordered_json(*r) : nlohmann::ordered_json(av.Scalar());
+      if (key == "relu_threshold") attrs.reluThreshold.set(*r, loc);
+      else if (key == "zero_point") attrs.zeroPoint.set(*r, loc);
+      break;
+    }
+    case AttrKind::String: {
+      auto s = toString(av, loc, element, field);
+      if (!s) return;
+      attr.value = *s;
+      if (key == "type") attrs.reduceType.set(*s, loc);
+      else if (key == "dim") attrs.reduceDim.set(*s, loc);
+      else if (key == "relu_mode") attrs.reluMode.set(*s, loc);
+      else if (key == "fused_op_id") attrs.fusedOpId.set(*s, loc);
+      else if (key == "granularity") attrs.granularity.set(*s, loc);
+      else if (key == "sort") attrs.sort.set(*s, loc);
+      break;
+    }
+    case AttrKind::IntList: {
+      std::vector<int64_t> values;
+      bool ok = av.IsSequence();
+      if (ok)
+        for (const auto& item : av) {
+          auto i = item.IsScalar() ? parseInt64(item.Scalar()) : std::nullopt;
+          if (!i) { ok = false; break; }
+          values.push_back(*i);
+        }
+      if (!ok) {
+        typeError(loc, element, field, "a list of integers", av);
+        return;
+      }
+      attr.value = values;
+      if (key.rfind("input", 0) == 0) attrs.spliceInputs[std::stoi(key.substr(5))] = values;
+      break;
+    }
+    case AttrKind::InputMap: {
+      if (!av.IsMap()) {
+        typeError(loc, element, field, "a map of input_<N>: tiles", av);
+        return;
+      }
+      attr.value = nlohmann::ordered_json::object();
+      for (auto it = av.begin(); it != av.end(); ++it) {
+        SourceLoc il = valueLoc(it->first, it->second);
+        std::string ik = it->first.IsScalar() ? it->first.Scalar() : "";
+        auto idx = inputIndexKey(ik);
+        auto tiles = it->second.IsScalar() ? parseInt64(it->second.Scalar()) : std::nullopt;
+        if (!idx || !tiles) {
+          d_.error("field-type", il, element + ": " + field + " entries must be `input_<N>: <tiles>`, got " +
+                                         describe(it->first) + ": " + describe(it->second));
+          continue;
+        }
+        attr.value[ik] = *tiles;
+        if (key == "kernel_broadcast") attrs.kernelBroadcast[*idx].set(*tiles, il);
+      }
+      break;
+    }
+    }
+    attrs.all.push_back(std::move(attr));
+  });
+}
+
+// ====================================================================== graphs and ops
+void Parser::parseGraph(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  Graph g;
+  g.name = name;
+  g.loc = locOf(k);
+  const std::string element = "graph " + squote(name);
+  if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "target_device") intField(g.targetDevice, fk, fv, element);
+    else if (key == "input_count") intField(g.inputCount, fk, fv, element);
+    else if (fv.IsMap()) {
+      Op op;
+      op.name = key;
+      op.graph = name;
+      op.loc = locOf(fk);
+      parseOp(op, fv);
+      g.ops.push_back(std::move(op));
+    } else unknownField(g.extra, element, key, fk, fv);
+  }, false);
+  requireFields(g.loc, element, {{"target_device", g.targetDevice.present()}, {"input_count", g.inputCount.present()}});
+  nl.graphs.push_back(std::move(g));
+}
+
+void Parser::parseOp(Op& op, const YAML::Node& v) {
+  const std::string element = "op " + squote(op.name);
+  // inputs first: input_N_* fields refer to them wherever they appear in the map.
+  if (YAML::Node in = v["inputs"]; in.IsDefined()) {
+    op.inputsLoc = locOf(in).valid() ? locOf(in) : op.loc;
+    if (in.IsSequence()) {
+      for (const auto& item : in) {
+        if (item.IsScalar()) op.inputs.push_back({item.Scalar(), valueLoc(in, item), {}, {}, {}, {}});
+        else typeError(valueLoc(in, item), element, "inputs", "a list of queue or op names", item);
+      }
+    } else {
+      typeError(op.inputsLoc, element, "inputs", "a list of queue or op names", in);
+    }
+  }
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "inputs") return;
+    if (key == "type") stringField(op.type, fk, fv, element);
+    else if (key == "grid_loc") dimField(op.gridLoc, fk, fv, element);
+    else if (key == "grid_size") dimField(op.gridSize, fk, fv, element);
+    else if (key == "in_df") {
+      op.inDfLoc = valueLoc(fk, fv);
+      op.inDf.clear();
+      if (!fv.IsSequence()) {
+        typeError(op.inDfLoc, element, "in_df", "a list of data formats", fv);
+        return;
+      }
+      for (const auto& item : fv) {
+        SourceLoc l = valueLoc(fk, item);
+        if (auto f = toEnum<DataFormat>(item, l, element, "data format", parseDataFormat, kDataFormats))
+          op.inDf.push_back({*f, l});
+      }
+    } else if (key == "out_df") formatField(op.outDf, fk, fv, element);
+    else if (key == "intermed_df") formatField(op.intermedDf, fk, fv, element);
+    else if (key == "acc_df") formatField(op.accDf, fk, fv, element);
+    else if (key == "math_fidelity")
+      setField(op.mathFidelity, fk, fv, [&](auto& n, SourceLoc l) {
+        return toEnum<MathFidelity>(n, l, element, "math_fidelity", parseMathFidelity, "LoFi, HiFi2, HiFi2_A, HiFi2_B, HiFi3, HiFi4");
+      });
+    else if (key == "t") intField(op.t, fk, fv, element);
+    else if (key == "mblock") dimField(op.mblock, fk, fv, element);
+    else if (key == "ublock") dimField(op.ublock, fk, fv, element);
+    else if (key == "ublock_order") orderField(op.ublockOrder, fk, fv, element);
+    else if (key == "buf_size_mb") intField(op.bufSizeMb, fk, fv, element);
+    else if (key == "untilize_output") boolField(op.untilizeOutput, fk, fv, element);
+    else if (key == "grid_transpose") boolField(op.gridTranspose, fk, fv, element);
+    else if (key == "gradient_op") boolField(op.gradientOp, fk, fv, element);
+    else if (key == "input_buf_min_size_tiles" || key == "input_dram_io_buf_size_tiles") {
+      bool minSize = key == "input_buf_min_size_tiles";
+      auto& list = minSize ? op.inputBufMinSizeTiles : op.inputDramIoBufSizeTiles;
+      (minSize ? op.inputBufMinSizeTilesLoc : op.inputDramIoBufSizeTilesLoc) = valueLoc(fk, fv);
+      list.clear();
+      bool ok = fv.IsSequence();
+      if (ok)
+        for (const auto& item : fv) {
+          auto i = item.IsScalar() ? parseInt64(item.Scalar()) : std::nullopt;
+          if (!i) { ok = false; break; }
+          list.push_back(*i);
+        }
+      if (!ok) typeError(valueLoc(fk, fv), element, key, "a list of integers (one per input)", fv);
+    } else if (key == "overlay_size") intField(op.overlaySize, fk, fv, element);
+    else if (key == "tile_dim") dimField(op.tileDim, fk, fv, element);
+    else if (key == "attributes") parseAttributes(op.attributes, fk, fv, element);
+    else if (parseOperandField(key, fk, fv, op.inputs, element)) return;
+    else unknownField(op.extra, element, key, fk, fv);
+  });
+  requireFields(op.loc, element,
+                {{"type", op.type.present()}, {"grid_loc", op.gridLoc.present()}, {"grid_size", op.gridSize.present()},
+                 {"inputs", op.inputsLoc.valid()}, {"in_df", op.inDfLoc.valid()}, {"out_df", op.outDf.present()},
+                 {"acc_df", op.accDf.present()}, {"intermed_df", op.intermedDf.present()},
+                 {"math_fidelity", op.mathFidelity.present()}, {"t", op.t.present()}, {"mblock", op.mblock.present()},
+                 {"ublock", op.ublock.present()}});
+}
+
+// ====================================================================== fused ops
+void Parser::parseFusedOps(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  if (isNullScalar(v)) return;
+  if (!expectMap(v, valueLoc(k, v), "netlist", "fused_ops")) return;
+  forEachPair(v, "fused_ops", [&](const std::string& id, const YAML::Node& fk, const YAML::Node& fv) {
+    FusedOp f;
+    f.id = id;
+    f.loc = locOf(fk);
+    const std::string element = "fused op " + squote(id);
+    if (!expectMap(fv, valueLoc(fk, fv), element, "definition")) return;
+    bool hasSchedules = false;
+    forEachPair(fv, element, [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+      if (key == "inputs") intField(f.inputs, sk, sv, element);
+      else if (key == "intermediates") intField(f.intermediates, sk, sv, element);
+      else if (key == "schedules") {
+        hasSchedules = true;
+        if (!sv.IsSequence()) {
+          typeError(valueLoc(sk, sv), element, "schedules", "a list of schedules (each a list of sub-ops)", sv);
+          return;
+        }
+        size_t si = 0;
+        for (const auto& sched : sv) {
+          FusedSchedule s;
+          s.loc = valueLoc(sk, sched);
+          const std::string schedElement = element + " schedule " + std::to_string(si++);
+          if (!sched.IsSequence()) {
+            typeError(s.loc, schedElement, "schedule", "a list of sub-ops", sched);
+            continue;
+          }
+          for (const auto& item : sched) {
+            if (!item.IsMap() || item.size() != 1 || !item.begin()->first.IsScalar()) {
+              typeError(valueLoc(sk, item), schedElement, "sub-op", "a single `name: {fields}` pair", item);
+              continue;
+            }
+            FusedSubOp sub;
+            sub.name = item.begin()->first.Scalar();
+            sub.loc = locOf(item.begin()->first);
+            parseFusedSubOp(sub, item.begin()->second, schedElement + " sub-op " + squote(sub.name));
+            s.ops.push_back(std::move(sub));
+          }
+          f.schedules.push_back(std::move(s));
+        }
+      } else unknownField(f.extra, element, key, sk, sv);
+    });
+    requireFields(f.loc, element, {{"inputs", f.inputs.present()}, {"intermediates", f.intermediates.present()},
+                                   {"schedules", hasSchedules}});
+    nl.fusedOps.push_back(std::move(f));
+  }, false);
+}
+
+void Parser::parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::string& element) {
+  if (!expectMap(v, sub.loc, element, "definition")) return;
+  if (YAML::Node in = v["inputs"]; in.IsDefined()) {
+    sub.inputsLoc = locOf(in).valid() ? locOf(in) : sub.loc;
+    if (in.IsSequence()) {
+      for (const auto& item : in) {
+        if (item.IsScalar()) sub.inputs.push_back({item.Scalar(), valueLoc(in, item), {}, {}, {}, {}});
+        else typeError(valueLoc(in, item), element, "inputs", "a list of inputN, intermedN or dest", item);
+      }
+    } else {
+      typeError(sub.inputsLoc, element, "inputs", "a list of inputN, intermedN or dest", in);
+    }
+  }
+  auto nameList = [&](std::vector<Field<std::string>>& out, const YAML::Node& fk, const YAML::Node& fv) {
+    out.clear();
+    if (!fv.IsSequence()) {
+      typeError(valueLoc(fk, fv), element, fk.Scalar(), "a list of buffer names", fv);
+      return;
+    }
+    for (const auto& item : fv) {
+      SourceLoc l = valueLoc(fk, item);
+      if (item.IsScalar()) out.push_back({item.Scalar(), l});
+      else typeError(l, element, fk.Scalar(), "a list of buffer names", item);
+    }
+  };
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "inputs") return;
+    if (key == "type") stringField(sub.type, fk, fv, element);
+    else if (key == "output") stringField(sub.output, fk, fv, element);
+    else if (key == "pop") nameList(sub.pop, fk, fv);
+    else if (key == "pop_last") nameList(sub.popLast, fk, fv);
+    else if (key == "mblock") dimField(sub.mblock, fk, fv, element);
+    else if (key == "ublock") dimField(sub.ublock, fk, fv, element);
+    else if (key == "t") intField(sub.t, fk, fv, element);
+    else if (key == "attributes") parseAttributes(sub.attributes, fk, fv, element);
+    else if (parseOperandField(key, fk, fv, sub.inputs, element)) return;
+    else unknownField(sub.extra, element, key, fk, fv);
+  });
+  requireFields(sub.loc, element, {{"type", sub.type.present()}, {"inputs", sub.inputsLoc.valid()},
+                                   {"output", sub.output.present()}, {"mblock", sub.mblock.present()},
+                                   {"ublock", sub.ublock.present()}});
+}
+
+// ====================================================================== programs
+std::optional<Operand64> Parser::parseOperand64(const YAML::Node& v, SourceLoc loc, const std::string& element,
+                                                const std::string& field, bool allowBool) {
+  if (v.IsScalar()) {
+    const std::string& s = v.Scalar();
+    if (!s.empty() && s[0] == '$') return Operand64{true, s, 0, loc};
+    if (auto i = parseInt64(s)) return Operand64{false, "", *i, loc};
+    if (allowBool)
+      if (auto b = parseBool(s)) return Operand64{false, "", *b ? 1 : 0, loc};
+  }
+  typeError(loc, element, field, allowBool ? "true, false or a $variable" : "an integer or a $variable", v);
+  return std::nullopt;
+}
+
+void Parser::parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  if (isNullScalar(v)) return;
+  if (!v.IsSequence()) {
+    typeError(valueLoc(k, v), "netlist", "programs", "a list of `name: [instructions]` entries", v);
+    return;
+  }
+  for (const auto& item : v) {
+    if (!item.IsMap() || item.size() != 1 || !item.begin()->first.IsScalar()) {
+      typeError(valueLoc(k, item), "programs", "program", "a single `name: [instructions]` pair", item);
+      continue;
+    }
+    Program p;
+    p.name = item.begin()->first.Scalar();
+    p.loc = locOf(item.begin()->first);
+    const YAML::Node body = item.begin()->second;
+    if (isNullScalar(body)) {
+      nl.programs.push_back(std::move(p));
+      continue;
+    }
+    if (!body.IsSequence()) {
+      typeError(valueLoc(item.begin()->first, body), "program " + squote(p.name), "body", "a list of instructions", body);
+      continue;
+    }
+    for (const auto& ins : body) parseInstruction(p, ins);
+    nl.programs.push_back(std::move(p));
+  }
+}
+
+void Parser::parseInstruction(Program& prog, const YAML::Node& item) {
+  const std::string element = "program " + squote(prog.name);
+  Instruction ins;
+  ins.loc = locOf(item).valid() ? locOf(item) : prog.loc;
+  std::string op;
+  YAML::Node arg;
+  YAML::Node key;
+  if (item.IsScalar()) {
+    op = item.Scalar();
+  } else if (item.IsMap() && item.size() == 1 && item.begin()->first.IsScalar()) {
+    key = item.begin()->first;
+    op = key.Scalar();
+    arg = item.begin()->second;
+    ins.loc = locOf(key);
+  } else {
+    d_.error("program-syntax", ins.loc, element + ": each instruction must be `name: arguments` or a bare endloop/endprogram, got " + describe(item));
+    return;
+  }
+  SourceLoc argLoc = arg.IsDefined() && locOf(arg).valid() ? locOf(arg) : ins.loc;
+  auto noArgs = [&](InstrKind kind) {
+    if (arg.IsDefined() && !isNullScalar(arg))
+      d_.error("program-syntax", argLoc, element + ": '" + op + "' takes no arguments, got " + describe(arg));
+    ins.kind = kind;
+  };
+  if (op == "endloop" || op == "end_loop") noArgs(InstrKind::EndLoop);
+  else if (op == "endprogram" || op == "end_program") noArgs(InstrKind::EndProgram);
+  else if (op == "var" || op == "staticvar" || op == "param") {
+    ins.kind = op == "var" ? InstrKind::Var : op == "staticvar" ? InstrKind::StaticVar : InstrKind::Param;
+    auto declName = [&](const YAML::Node& n, SourceLoc l) -> std::optional<std::string> {
+      if (n.IsScalar() && n.Scalar().size() > 1 && n.Scalar()[0] == '$') return n.Scalar();
+      d_.error("program-syntax", l, element + ": " + op + " names must start with '$', got " + describe(n));
+      return std::nullopt;
+    };
+    if (arg.IsSequence()) {
+      for (const auto& n : arg) {
+        SourceLoc l = locOf(n).valid() ? locOf(n) : argLoc;
+        if (auto name = declName(n, l)) ins.vars.push_back({*name, l, std::nullopt});
+      }
+    } else if (arg.IsMap() && op != "param") {
+      for (auto it = arg.begin(); it != arg.end(); ++it) {
+        SourceLoc l = locOf(it->first).valid() ? locOf(it->first) : argLoc;
+        auto name = declName(it->first, l);
+        auto init = toInt(it->second, valueLoc(it->first, it->second), element, op + " initial value");
+        if (name && init) ins.vars.push_back({*name, l, *init});
+      }
+    } else {
+      d_.error("program-syntax", argLoc, element + ": " + op + " takes a list of $names" +
+                                             (op == "param" ? "" : " or a map of $name: value") + ", got " + describe(arg));
+      return;
+    }
+  } else if (op == "varinst") {
+    ins.kind = InstrKind::VarInst;
+    if (!arg.IsSequence() || arg.size() < 2 || !arg[0].IsScalar() || !arg[1].IsScalar()) {
+      d_.error("program-syntax", argLoc, element + ": varinst takes [$out, opcode, args...], got " + describe(arg));
+      return;
+    }
+    ins.out = arg[0].Scalar();
+    ins.outLoc = locOf(arg[0]).valid() ? locOf(arg[0]) : argLoc;
+    if (ins.out.empty() || ins.out[0] != '$') {
+      d_.error("program-syntax", ins.outLoc, element + ": varinst destination must be a $variable, got " + describe(arg[0]));
+      return;
+    }
+    auto opcode = parseVarOpcode(arg[1].Scalar());
+    SourceLoc opLoc = locOf(arg[1]).valid() ? locOf(arg[1]) : argLoc;
+    if (!opcode) {
+      d_.error("program-syntax", opLoc, element + ": unknown varinst opcode " + squote(arg[1].Scalar()) +
+                                            " (expected set, add, mul, inc or incwrap)");
+      return;
+    }
+    ins.opcode = *opcode;
+    for (size_t i = 2; i < arg.size(); ++i) {
+      SourceLoc l = locOf(arg[i]).valid() ? locOf(arg[i]) : argLoc;
+      auto a = parseOperand64(arg[i], l, element, "varinst argument", false);
+      if (!a) return;
+      ins.args.push_back(*a);
+    }
+    size_t want = (*opcode == VarOpcode::Set || *opcode == VarOpcode::Inc) ? 1 : 2;
+    if (ins.args.size() != want) {
+      d_.error("program-syntax", opLoc, element + ": varinst " + arg[1].Scalar() + " takes " + std::to_string(want) +
+                                            " argument(s), got " + std::to_string(ins.args.size()));
+      return;
+    }
+  } else if (op == "loop") {
+    ins.kind = InstrKind::Loop;
+    auto count = parseOperand64(arg, argLoc, element, "loop count", false);
+    if (!count) return;
+    ins.loopCount = *count;
+  } else if (op == "execute") {
+    ins.kind = InstrKind::Execute;
+    parseExecute(ins, key, arg, element);
+  } else if (op == "allocate_queue" || op == "deallocate_queue") {
+    ins.kind = op == "allocate_queue" ? InstrKind::AllocateQueue : InstrKind::DeallocateQueue;
+    if (!arg.IsSequence()) {
+      d_.error("program-syntax", argLoc, element + ": " + op + " takes a list of queue names, got " + describe(arg));
+      return;
+    }
+    for (const auto& n : arg) {
+      SourceLoc l = locOf(n).valid() ? locOf(n) : argLoc;
+      if (n.IsScalar()) ins.queues.push_back({n.Scalar(), l});
+      else d_.error("program-syntax", l, element + ": " + op + " takes queue names, got " + describe(n));
+    }
+  } else {
+    d_.error("program-syntax", ins.loc, element + ": unknown instruction " + squote(op) +
+                                            " (expected var, staticvar, param, varinst, loop, endloop, execute, "
+                                            "allocate_queue, deallocate_queue or endprogram)");
+    return;
+  }
+  prog.instructions.push_back(std::move(ins));
+}
+
+void Parser::parseExecute(Instruction& ins, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  if (!v.IsMap()) {
+    d_.error("program-syntax", valueLoc(k, v), element + ": execute takes a map {graph_name: ..., queue_settings: ...}, got " + describe(v));
+    return;
+  }
+  forEachPair(v, element + ": execute", [&](const std::string& key, const YAML::Node& ek, const YAML::Node& ev) {
+    if (key == "graph_name") stringField(ins.graphName, ek, ev, element);
+    else if (key == "queue_settings") {
+      if (isNullScalar(ev)) return;
+      if (!expectMap(ev, valueLoc(ek, ev), element, "queue_settings")) return;
+      forEachPair(ev, element + ": queue_settings", [&](const std::string& qname, const YAML::Node& qk, const YAML::Node& qv) {
+        QueueSetting qs;
+        qs.queue = qname;
+        qs.loc = locOf(qk);
+        const std::string qel = element + ": queue_settings of " + squote(qname);
+        if (!isNullScalar(qv)) {
+          if (!expectMap(qv, valueLoc(qk, qv), qel, "settings")) return;
+          forEachPair(qv, qel, [&](const std::string& f, const YAML::Node& sk, const YAML::Node& sv) {
+            static const std::map<std::string, std::optional<Operand64> QueueSetting::*> fields = {
+                {"prologue", &QueueSetting::prologue}, {"epilogue", &QueueSetting::epilogue},
+                {"zero", &QueueSetting::zero}, {"read_only", &QueueSetting::readOnly},
+                {"rd_ptr_local", &QueueSetting::rdPtrLocal}, {"rd_ptr_global", &QueueSetting::rdPtrGlobal},
+                {"wr_ptr_global", &QueueSetting::wrPtrGlobal}, {"global_rdptr_autoinc", &QueueSetting::globalRdptrAutoinc},
+                {"rd_ptr_autoinc", &QueueSetting::rdPtrAutoinc}, {"global_wrptr_autoinc", &QueueSetting::globalWrptrAutoinc},
+            };
+            auto it = fields.find(f);
+            if (it == fields.end()) {
+              unknownField(qs.extra, qel, f, sk, sv);
+              return;
+            }
+            bool boolean = f == "prologue" || f == "epilogue" || f == "zero" || f == "read_only";
+            qs.*(it->second) = parseOperand64(sv, valueLoc(sk, sv), qel, f, boolean);
+          });
+        }
+        ins.queueSettings.push_back(std::move(qs));
+      });
+    } else {
+      d_.warning("unknown-field", locOf(ek), element + ": execute: unknown field '" + key + "' (ignored)");
+    }
+  });
+  if (!ins.graphName.present())
+    d_.error("missing-field", ins.loc, element + ": execute: missing required field 'graph_name'");
+}
+
+// ====================================================================== test-config
+ComparisonConfig Parser::parseComparison(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+                                         bool allowOverrides) {
+  ComparisonConfig c;
+  c.loc = locOf(k);
+  if (!expectMap(v, valueLoc(k, v), element, "comparison-config")) return c;
+  auto real = [&](Field<double>& f, const YAML::Node& fk, const YAML::Node& fv) {
+    setField(f, fk, fv, [&](auto& n, SourceLoc l) { return toReal(n, l, element, fk.Scalar()); });
+  };
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "type") stringField(c.type, fk, fv, element);
+    else if (key == "atol") real(c.atol, fk, fv);
+    else if (key == "rtol") real(c.rtol, fk, fv);
+    else if (key == "check_pct") real(c.checkPct, fk, fv);
+    else if (key == "check_pcc") real(c.checkPcc, fk, fv);
+    else if (key == "verbosity") stringField(c.verbosity, fk, fv, element);
+    else if (key == "overrides" && allowOverrides) {
+      if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
+      forEachPair(fv, element + ": overrides", [&](const std::string& q, const YAML::Node& ok, const YAML::Node& ov) {
+        c.overrides.emplace_back(q, parseComparison(ok, ov, element + ": override " + squote(q), false));
+      });
+    } else c.extra.push_back(extraField(key, fk, fv)); // check_tile_rows_range, method, ...
+  });
+  return c;
+}
+
+StimulusConfig Parser::parseStimulus(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+                                     bool allowOverrides) {
+  StimulusConfig s;
+  s.loc = locOf(k);
+  if (!expectMap(v, valueLoc(k, v), element, "stimulus-config")) return s;
+  auto real = [&](Field<double>& f, const YAML::Node& fk, const YAML::Node& fv) {
+    setField(f, fk, fv, [&](auto& n, SourceLoc l) { return toReal(n, l, element, fk.Scalar()); });
+  };
+  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "type") stringField(s.type, fk, fv, element);
+    else if (key == "uniform_lower_bound") real(s.uniformLowerBound, fk, fv);
+    else if (key == "uniform_upper_bound") real(s.uniformUpperBound, fk, fv);
+    else if (key == "normal_mean") real(s.normalMean, fk, fv);
+    else if (key == "normal_stddev") real(s.normalStddev, fk, fv);
+    else if (key == "constant_value") real(s.constantValue, fk, fv);
+    else if (key == "step_start") real(s.stepStart, fk, fv);
+    else if (key == "step_increment") real(s.stepIncrement, fk, fv);
+    else if (key == "debug_tile_id_base") real(s.debugTileIdBase, fk, fv);
+    else if (key == "debug_tile_id_step") real(s.debugTileIdStep, fk, fv);
+    else if (key == "overrides" && allowOverrides) {
+      if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
+      forEachPair(fv, element + ": overrides", [&](const std::string& q, const YAML::Node& ok, const YAML::Node& ov) {
+        s.overrides.emplace_back(q, parseStimulus(ok, ov, element + ": override " + squote(q), false));
+      });
+    } else s.extra.push_back(extraField(key, fk, fv)); // set_tile_rows, matmul_ident_name, ...
+  });
+  return s;
+}
+
+void Parser::parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+  TestConfig tc;
+  tc.loc = locOf(k);
+  if (isNullScalar(v)) {
+    nl.testConfig = std::move(tc);
+    return;
+  }
+  if (!expectMap(v, valueLoc(k, v), "test-config", "test-config")) return;
+  forEachPair(v, "test-config", [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+    if (key == "comparison-config") tc.comparison = parseComparison(fk, fv, "test-config: comparison-config", true);
+    else if (key == "stimulus-config") tc.stimulus = parseStimulus(fk, fv, "test-config: stimulus-config", true);
+    else tc.extra.push_back(extraField(key, fk, fv)); // test-args, io-config, ...
+  });
+  nl.testConfig = std::move(tc);
+}
+
+} // namespace
+
+std::optional<Netlist> parseNetlist(const SourceBuffer& source, DiagnosticEngine& diags) {
+  auto root = parseYaml(source, diags);
+  if (!root) return std::nullopt;
+  try {
+    return Parser(diags).run(*root);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp throws on some malformed node accesses; never let it escape.
+    diags.error("yaml-syntax", {}, std::string("invalid YAML structure: ") + e.msg);
+    return std::nullopt;
+  }
+}
+
+} // namespace tessera::netlist

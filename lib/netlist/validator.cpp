@@ -1,0 +1,706 @@
+#include "netlist/validator.hpp"
+
+#include "device/arch_params.hpp"
+#include "netlist/shape.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+namespace tessera::netlist {
+namespace {
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+std::string dimStr(Dim2 d) { return "[" + std::to_string(d.r) + ", " + std::to_string(d.c) + "]"; }
+
+// Op types whose inputs (after TMs) all have the output's shape.
+bool isEltwise(const std::string& type) {
+  static const std::set<std::string> kTypes = {
+      "nop", "datacopy", "ethernet_datacopy", "add", "subtract", "multiply", "maximum", "exp", "log", "sqrt",
+      "reciprocal", "gelu", "gelu_derivative", "sigmoid", "tanh", "abs", "sine", "cosine", "square", "power",
+      "lrelu", "relu"};
+  return kTypes.count(type) != 0;
+}
+
+// Every op type the BUDA backend documents or the corpus uses; others draw a warning.
+bool isKnownOpType(const std::string& type) {
+  static const std::set<std::string> kOthers = {
+      "matmul", "reduce", "splice", "fused_op", "embedding", "tilizer", "topk", "depthwise", "quantization",
+      "dequantization", "requantization", "buffer", "dropout", "transpose", "sparse_matmul"};
+  return isEltwise(type) || kOthers.count(type) != 0;
+}
+
+class Validator {
+public:
+  Validator(const Netlist& nl, const ValidationTarget& target, DiagnosticEngine& d) : nl_(nl), target_(target), d_(d) {}
+
+  void run() {
+    indexNames();
+    checkDevices();
+    for (const Queue& queue : nl_.queues) checkQueue(queue);
+    checkDramOverlap();
+    for (const Graph& g : nl_.graphs) checkGraph(g);
+    checkPrograms();
+    validateFusedOps(nl_, target_, d_);
+  }
+
+private:
+  const Netlist& nl_;
+  const ValidationTarget& target_;
+  DiagnosticEngine& d_;
+  std::unordered_map<std::string, const Queue*> queues_;
+  std::unordered_map<std::string, const Op*> ops_;
+  std::unordered_map<std::string, const Graph*> graphs_;
+  std::unordered_map<std::string, const FusedOp*> fused_;
+  std::set<std::string> dynamicQueues_; // named by allocate_queue: their DRAM is reused over time
+
+  const SocDescriptor& device() const { return *target_.device; }
+  std::string archStr() const { return std::string(archName(target_.arch)); }
+
+  // ---------------------------------------------------------------- names
+  void indexNames() {
+    // Queues and ops share one namespace (an op input may name either).
+    std::unordered_map<std::string, SourceLoc> nodes;
+    auto addNode = [&](const std::string& name, SourceLoc loc, const std::string& kind) {
+      auto [it, fresh] = nodes.emplace(name, loc);
+      if (!fresh)
+        d_.error("duplicate-name", loc, kind + " " + q(name) + " is defined more than once; queue and op names must be unique")
+            .note(it->second, "first definition of " + q(name));
+    };
+    for (const Queue& queue : nl_.queues) {
+      addNode(queue.name, queue.loc, "queue");
+      queues_.emplace(queue.name, &queue);
+    }
+    for (const Graph& g : nl_.graphs) {
+      if (auto [it, fresh] = graphs_.emplace(g.name, &g); !fresh)
+        d_.error("duplicate-name", g.loc, "graph " + q(g.name) + " is defined more than once").note(it->second->loc, "first definition");
+      for (const Op& op : g.ops) {
+        addNode(op.name, op.loc, "op");
+        ops_.emplace(op.name, &op);
+      }
+    }
+    for (const FusedOp& f : nl_.fusedOps)
+      if (auto [it, fresh] = fused_.emplace(f.id, &f); !fresh)
+        d_.error("duplicate-name", f.loc, "fused op " + q(f.id) + " is defined more than once").note(it->second->loc, "first definition");
+    std::map<std::string, SourceLoc> programs;
+    for (const Program& p : nl_.programs) {
+      if (auto [it, fresh] = programs.emplace(p.name, p.loc); !fresh)
+        d_.error("duplicate-name", p.loc, "program " + q(p.name) + " is defined more than once").note(it->second, "first definition");
+      for (const Instruction& ins : p.instructions)
+        if (ins.kind == InstrKind::AllocateQueue)
+          for (const auto& qn : ins.queues) dynamicQueues_.insert(qn.value);
+    }
+  }
+
+  // ---------------------------------------------------------------- devices
+  void checkDevices() {
+    std::set<Arch> seen;
+    for (const auto& a : nl_.devices.arch)
+      if (!seen.insert(a.value).second)
+        d_.warning("duplicate-arch", a.loc, "devices: arch '" + std::string(archName(a.value)) + "' is listed twice");
+  }
+
+  void checkTargetDevice(const Field<int64_t>& td, const std::string& element) {
+    if (td.present() && td.value != 0)
+      d_.error("target-device", td.loc,
+               element + ": target_device " + std::to_string(td.value) +
+                   " does not exist: the target is one " + archStr() + " chip (device 0)");
+  }
+
+  // mblock/ublock/grid/t/entries must be positive before any arithmetic on them.
+  bool checkPositive(const std::string& element, std::initializer_list<std::pair<const char*, const Field<Dim2>*>> dims,
+                     std::initializer_list<std::pair<const char*, const Field<int64_t>*>> ints) {
+    bool ok = true;
+    for (auto& [name, f] : dims)
+      if (f->present() && (f->value.r < 1 || f->value.c < 1 || f->value.r > (1 << 20) || f->value.c > (1 << 20))) {
+        d_.error("positive-dims", f->loc, element + ": " + name + " " + dimStr(f->value) + " must have both dimensions in 1..1048576");
+        ok = false;
+      }
+    for (auto& [name, f] : ints)
+      if (f->present() && (f->value < 1 || f->value > (1 << 24))) {
+        d_.error("positive-dims", f->loc, element + ": " + name + " " + std::to_string(f->value) + " must be in 1..16777216");
+        ok = false;
+      }
+    return ok;
+  }
+
+  // ---------------------------------------------------------------- queues
+  void checkQueue(const Queue& queue) {
+    const std::string element = "queue " + q(queue.name);
+    checkTargetDevice(queue.targetDevice, element);
+    bool dimsOk = checkPositive(element, {{"grid_size", &queue.gridSize}, {"mblock", &queue.mblock}, {"ublock", &queue.ublock}},
+                                {{"t", &queue.t}, {"entries", &queue.entries}});
+    // Producer.
+    if (queue.input.present() && !queue.isHostFed()) {
+      auto op = ops_.find(queue.input.value);
+      if (op == ops_.end()) {
+        if (queues_.count(queue.input.value))
+          d_.error("unknown-producer", queue.input.loc, element + ": input " + q(queue.input.value) +
+                                                          " is a queue; a queue's input must be an op or HOST");
+        else
+          d_.error("unknown-producer", queue.input.loc, element + ": input " + q(queue.input.value) +
+                                                          " names no op (expected an op name or HOST)");
+      } else if (dimsOk) {
+        checkQueueShape(queue, *op->second);
+      }
+    }
+    // Allocations.
+    size_t cells = dimsOk && queue.gridSize.present() ? static_cast<size_t>(queue.gridSize.value.r * queue.gridSize.value.c) : 0;
+    if (queue.location.present()) {
+      bool dram = queue.location.value == IoLocation::Dram;
+      const auto& allocs = dram ? queue.dram : queue.host;
+      SourceLoc allocLoc = dram ? queue.dramLoc : queue.hostLoc;
+      const char* field = dram ? "dram" : "host";
+      if (!allocLoc.valid()) {
+        d_.error("alloc-missing", queue.location.loc, element + ": loc is " + field + " but the queue has no '" + field + "' allocation list");
+      } else if (cells && allocs.size() != cells) {
+        d_.error("alloc-count", allocLoc,
+                 element + ": " + std::to_string(allocs.size()) + " " + field + " allocation(s) for a grid_size of " +
+                     dimStr(queue.gridSize.value) + " (" + std::to_string(cells) + " buffers); there must be one per grid cell");
+      }
+      if (dram && queue.hostLoc.valid())
+        d_.warning("alloc-unused", queue.hostLoc, element + ": 'host' allocations are ignored for a queue with loc: dram");
+      if (!dram && queue.dramLoc.valid())
+        d_.warning("alloc-unused", queue.dramLoc, element + ": 'dram' allocations are ignored for a queue with loc: host");
+      if (dram && dimsOk) checkDramAllocations(queue);
+    }
+    if (queue.alias.present()) {
+      auto target = queues_.find(queue.alias.value);
+      if (target == queues_.end())
+        d_.error("unknown-alias", queue.alias.loc, element + ": alias " + q(queue.alias.value) + " names no queue");
+      else if (target->second == &queue)
+        d_.error("unknown-alias", queue.alias.loc, element + ": a queue cannot alias itself");
+    }
+    if (queue.df.present() && !archSupportsFormat(queue.df.value))
+      formatArchError(queue.df.loc, element, queue.df.value);
+    if (queue.tileDim.present()) checkTileDim(queue.tileDim, element);
+  }
+
+  void checkTileDim(const Field<Dim2>& td, const std::string& element) {
+    static const std::set<std::pair<int64_t, int64_t>> kTiles = {{1, 32}, {2, 32}, {4, 32}, {8, 32}, {16, 32}, {32, 32}, {32, 16}};
+    if (!kTiles.count({td.value.r, td.value.c}))
+      d_.error("tile-dim", td.loc, element + ": tile_dim " + dimStr(td.value) +
+                                       " is not a supported tile shape (32x32, 32x16, or 1/2/4/8/16 rows x 32)");
+  }
+
+  uint64_t queueBufferBytes(const Queue& queue) const {
+    uint64_t tiles = static_cast<uint64_t>(queue.t.value) * queue.mblock.value.r * queue.mblock.value.c *
+                     queue.ublock.value.r * queue.ublock.value.c;
+    return static_cast<uint64_t>(queue.entries.value) * tiles * tileSizeBytes(queue.df.value) + kQueueHeaderBytes;
+  }
+  static constexpr uint64_t kQueueHeaderBytes = 32; // rd/wr pointers etc., as BUDA DRAM queues carry
+
+  void checkDramAllocations(const Queue& queue) {
+    const std::string element = "queue " + q(queue.name);
+    bool sized = queue.entries.present() && queue.t.present() && queue.mblock.present() && queue.ublock.present() && queue.df.present();
+    uint64_t bytes = sized ? queueBufferBytes(queue) : 0;
+    for (size_t i = 0; i < queue.dram.size(); ++i) {
+      const AllocAddress& a = queue.dram[i];
+      if (a.channel < 0 || a.channel >= device().dramChannelCount()) {
+        d_.error("dram-channel", a.loc, element + ": buffer " + std::to_string(i) + " is on DRAM channel " + std::to_string(a.channel) +
+                                            " but " + device().name + " has channels 0.." + std::to_string(device().dramChannelCount() - 1));
+        continue;
+      }
+      if (a.address >= device().dramBankSize || (sized && bytes > device().dramBankSize - a.address)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a.address));
+        d_.error("dram-address", a.loc, element + ": buffer " + std::to_string(i) + " at " + buf + " (" + std::to_string(bytes) +
+                                            " bytes) does not fit DRAM channel " + std::to_string(a.channel) + " of " +
+                                            std::to_string(device().dramBankSize) + " bytes");
+      }
+    }
+  }
+
+  // Two queues must not share DRAM unless one aliases the other or their
+  // lifetimes are managed by allocate_queue/deallocate_queue.
+  void checkDramOverlap() {
+    struct Range { uint64_t begin, end; const Queue* queue; SourceLoc loc; };
+    std::map<int64_t, std::vector<Range>> byChannel;
+    for (const Queue& queue : nl_.queues) {
+      if (!queue.location.present() || queue.location.value != IoLocation::Dram || queue.alias.present()) continue;
+      if (dynamicQueues_.count(queue.name)) continue;
+      if (!(queue.entries.value > 0 && queue.t.value > 0 && queue.mblock.value.r > 0 && queue.mblock.value.c > 0 &&
+            queue.ublock.value.r > 0 && queue.ublock.value.c > 0 && queue.df.present()))
+        continue;
+      uint64_t bytes = queueBufferBytes(queue);
+      for (const AllocAddress& a : queue.dram) byChannel[a.channel].push_back({a.address, a.address + bytes, &queue, a.loc});
+    }
+    std::set<std::pair<std::string, std::string>> reported;
+    std::set<std::string> aliased;
+    for (const Queue& queue : nl_.queues)
+      if (queue.alias.present()) aliased.insert(queue.alias.value);
+    for (auto& [channel, ranges] : byChannel) {
+      std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.queue->name < b.queue->name;
+      });
+      for (size_t i = 1; i < ranges.size(); ++i) {
+        const Range& prev = ranges[i - 1];
+        const Range& cur = ranges[i];
+        if (cur.begin >= prev.end || prev.queue == cur.queue) continue;
+        if (aliased.count(prev.queue->name) || aliased.count(cur.queue->name)) continue;
+        if (!reported.insert({prev.queue->name, cur.queue->name}).second) continue;
+        // A warning: the BUDA backend does not check this and real netlists share
+        // DRAM on purpose (e.g. a cache written in place under a second name).
+        d_.warning("dram-overlap", cur.loc,
+                 "queue " + q(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
+                     " overlaps a buffer of queue " + q(prev.queue->name))
+            .note(prev.loc, "queue " + q(prev.queue->name) + " buffer spans " + std::to_string(prev.end - prev.begin) + " bytes from here");
+      }
+    }
+  }
+
+  void checkQueueShape(const Queue& queue, const Op& producer) {
+    auto out = opOutputShape(producer);
+    auto qs = queueShape(queue);
+    if (!out || !qs) return;
+    TensorShape expected = *out;
+    if (!queue.inputTms.empty()) {
+      std::string why;
+      auto applied = applyTms(expected, queue.inputTms, nullptr, &why);
+      if (!applied) return; // reported by checkTms on the queue? queues' TMs are rare; skip
+      expected = *applied;
+    }
+    if (!(expected == *qs))
+      d_.error("shape-mismatch", queue.loc,
+               "queue " + q(queue.name) + " holds " + qs->str() + " but its producer op " + q(producer.name) +
+                   " writes " + expected.str())
+          .note(producer.loc, "op " + q(producer.name) + " defined here");
+    if (producer.outDf.present() && queue.df.present() && producer.outDf.value != queue.df.value)
+      d_.error("df-mismatch", queue.df.loc,
+               "queue " + q(queue.name) + " has df " + std::string(dataFormatName(queue.df.value)) + " but op " +
+                   q(producer.name) + " writes " + std::string(dataFormatName(producer.outDf.value)))
+          .note(producer.outDf.loc, "out_df of " + q(producer.name));
+  }
+
+  // ---------------------------------------------------------------- formats
+  bool archSupportsFormat(DataFormat f) const {
+    if (target_.arch == Arch::Grayskull)
+      return !isIntegerFormat(f) && f != DataFormat::Lf8 && f != DataFormat::Fp8_e4m3;
+    if (target_.arch == Arch::Wormhole) return f != DataFormat::Lf8 && f != DataFormat::Fp8_e4m3;
+    return true;
+  }
+  void formatArchError(SourceLoc loc, const std::string& element, DataFormat f) {
+    d_.error("format-arch", loc, element + ": data format " + std::string(dataFormatName(f)) + " is not supported on " + archStr());
+  }
+
+  // ---------------------------------------------------------------- graphs and ops
+  void checkGraph(const Graph& g) {
+    const std::string element = "graph " + q(g.name);
+    checkTargetDevice(g.targetDevice, element);
+    if (g.inputCount.present() && g.inputCount.value < 1)
+      d_.error("positive-dims", g.inputCount.loc, element + ": input_count must be at least 1");
+    for (const Op& op : g.ops) checkOp(g, op);
+    checkGridOverlap(g);
+    checkCycles(g);
+  }
+
+  void checkOp(const Graph& g, const Op& op) {
+    const std::string element = "op " + q(op.name);
+    bool dimsOk = checkPositive(element, {{"grid_size", &op.gridSize}, {"mblock", &op.mblock}, {"ublock", &op.ublock}},
+                                {{"t", &op.t}});
+    if (op.gridLoc.present() && (op.gridLoc.value.r < 0 || op.gridLoc.value.c < 0)) {
+      d_.error("grid-bounds", op.gridLoc.loc, element + ": grid_loc " + dimStr(op.gridLoc.value) + " must not be negative");
+      dimsOk = false;
+    }
+    if (op.type.present() && !isKnownOpType(op.type.value))
+      d_.warning("unknown-op-type", op.type.loc, element + ": op type " + q(op.type.value) + " is not one the toolchain knows");
+    // Grid on the device.
+    if (dimsOk && op.gridLoc.present() && op.gridSize.present()) {
+      Dim2 placed = op.placedGridSize();
+      if (op.gridLoc.value.r + placed.r > device().workerRows || op.gridLoc.value.c + placed.c > device().workerCols) {
+        auto diag = d_.error("grid-bounds", op.gridLoc.loc,
+                             element + ": grid_loc " + dimStr(op.gridLoc.value) + " with grid_size " + dimStr(op.gridSize.value) +
+                                 (op.gridTranspose.value ? " (transposed)" : "") + " extends past the " +
+                                 std::to_string(device().workerRows) + "x" + std::to_string(device().workerCols) +
+                                 " worker grid of " + device().name);
+        diag.note("the op occupies rows " + std::to_string(op.gridLoc.value.r) + ".." +
+                  std::to_string(op.gridLoc.value.r + placed.r - 1) + ", columns " + std::to_string(op.gridLoc.value.c) + ".." +
+                  std::to_string(op.gridLoc.value.c + placed.c - 1));
+      }
+    }
+    // Inputs.
+    if (op.inDfLoc.valid() && op.inDf.size() != op.inputs.size())
+      d_.error("in-df-count", op.inDfLoc, element + ": in_df lists " + std::to_string(op.inDf.size()) + " format(s) for " +
+                                               std::to_string(op.inputs.size()) + " input(s)");
+    for (size_t i = 0; i < op.inputs.size(); ++i) checkOperand(g, op, i, dimsOk);
+    // Formats.
+    for (const auto& f : op.inDf)
+      if (!archSupportsFormat(f.value)) formatArchError(f.loc, element, f.value);
+    for (const Field<DataFormat>* f : {&op.outDf, &op.intermedDf, &op.accDf})
+      if (f->present() && !archSupportsFormat(f->value)) formatArchError(f->loc, element, f->value);
+    if (op.accDf.present() && op.accDf.value == DataFormat::Float32 && target_.arch == Arch::Grayskull)
+      d_.warning("acc-df-arch", op.accDf.loc,
+                 element + ": acc_df Float32 needs a 32-bit dest register, which grayskull does not have; it accumulates in 16 bits");
+    if (op.accDf.present() && op.accDf.value == DataFormat::Int32 && op.mathFidelity.present() &&
+        op.mathFidelity.value != MathFidelity::HiFi4)
+      d_.error("int-math-fidelity", op.mathFidelity.loc,
+               element + ": integer math (acc_df Int32) needs math_fidelity HiFi4 to multiply all bits, got " +
+                   std::string(mathFidelityName(op.mathFidelity.value)));
+    // Dest capacity.
+    if (dimsOk && op.ublock.present() && op.accDf.present() && op.type.value != "tilizer") {
+      bool fp32 = op.accDf.value == DataFormat::Float32 || op.accDf.value == DataFormat::Int32;
+      int limit = maxUblockTiles(target_.arch, fp32);
+      int64_t tiles = op.ublock.value.r * op.ublock.value.c;
+      if (tiles > limit)
+        d_.error("ublock-fits-dest", op.ublock.loc,
+                 element + ": ublock " + dimStr(op.ublock.value) + " holds " + std::to_string(tiles) +
+                     " tiles but dest holds " + std::to_string(limit) + " with " + std::string(dataFormatName(op.accDf.value)) +
+                     " accumulation (half of dest: math and pack double-buffer it)");
+    }
+    // Output buffer.
+    if (op.bufSizeMb.present()) {
+      int64_t b = op.bufSizeMb.value;
+      if (b < 1)
+        d_.error("buf-size-mb", op.bufSizeMb.loc, element + ": buf_size_mb must be at least 1, got " + std::to_string(b));
+      else if (b > 1 && b % 2 != 0)
+        d_.error("buf-size-mb", op.bufSizeMb.loc, element + ": buf_size_mb " + std::to_string(b) +
+                                                     " must be 1 (single-buffered) or even (double-buffered halves)");
+      // Whether the buffer fits L1 next to everything else on the core is
+      // pipegen's L1 allocation, which sees every buffer of the core.
+    }
+    checkAttributes(op);
+    if (op.untilizeOutput.value) checkUntilize(op);
+    if (op.tileDim.present()) checkTileDim(op.tileDim, element);
+    if (op.type.value == "fused_op") {
+      if (!op.attributes.fusedOpId.present())
+        d_.error("unknown-fused-op", op.type.loc, element + ": a fused_op needs attributes.fused_op_id");
+      else if (!fused_.count(op.attributes.fusedOpId.value))
+        d_.error("unknown-fused-op", op.attributes.fusedOpId.loc,
+                 element + ": fused_op_id " + q(op.attributes.fusedOpId.value) + " names no entry of fused_ops");
+    }
+    // Output shape check against consumers happens from the consumer side.
+    (void)g;
+  }
+
+  void checkAttributes(const Op& op) {
+    const std::string element = "op " + q(op.name);
+    const OpAttributes& a = op.attributes;
+    if (op.type.value == "matmul" && !a.identity.value && op.inputs.size() >= 2) {
+      if (!a.mK.present() || !a.uKt.present())
+        d_.error("matmul-attributes", a.loc.valid() ? a.loc : op.type.loc, element + ": matmul needs attributes m_k and u_kt");
+      else if (a.mK.value < 1 || a.uKt.value < 1)
+        d_.error("matmul-attributes", a.mK.loc, element + ": m_k and u_kt must be at least 1");
+    }
+    if (op.type.value == "reduce") {
+      if (!a.reduceDim.present() || (a.reduceDim.value != "r" && a.reduceDim.value != "c" && a.reduceDim.value != "z"))
+        d_.error("reduce-attributes", a.reduceDim.present() ? a.reduceDim.loc : op.type.loc,
+                 element + ": reduce needs attributes.dim r, c or z");
+      if (!a.reduceType.present() || (a.reduceType.value != "max" && a.reduceType.value != "sum" && a.reduceType.value != "avg"))
+        d_.error("reduce-attributes", a.reduceType.present() ? a.reduceType.loc : op.type.loc,
+                 element + ": reduce needs attributes.type max, sum or avg");
+      if (a.reduceDim.value == "z" && (!a.z.present() || a.z.value < 1))
+        d_.error("reduce-attributes", a.reduceDim.loc, element + ": reduce over z needs attributes.z (the number of t slices to reduce)");
+    }
+    for (const auto& [index, kb] : a.kernelBroadcast)
+      if (index < 0 || static_cast<size_t>(index) >= op.inputs.size())
+        d_.error("operand-index", kb.loc, element + ": kernel_broadcast names input_" + std::to_string(index) + " but the op has " +
+                                              std::to_string(op.inputs.size()) + " input(s)");
+    if (a.reluMode.present() && a.reluMode.value != "min" && a.reluMode.value != "max" && a.reluMode.value != "none")
+      d_.error("attribute-value", a.reluMode.loc, element + ": relu_mode must be min, max or none, got " + q(a.reluMode.value));
+  }
+
+  void checkUntilize(const Op& op) {
+    const std::string element = "op " + q(op.name);
+    SourceLoc loc = op.untilizeOutput.loc;
+    for (const auto& [name, consumer] : ops_)
+      for (const Operand& in : consumer->inputs)
+        if (in.name == op.name)
+          d_.error("untilize-output", in.loc, "op " + q(consumer->name) + " reads op " + q(op.name) +
+                                                  ", whose output is untilized; an untilized output may only feed queues")
+              .note(loc, "untilize_output set here");
+    for (const Queue& queue : nl_.queues) {
+      if (queue.input.value != op.name) continue;
+      if (queue.gridSize.present() && !(queue.gridSize.value == Dim2{1, 1}))
+        d_.error("untilize-output", queue.gridSize.loc,
+                 "queue " + q(queue.name) + " receives the untilized output of " + q(op.name) + " and must have grid_size [1, 1]")
+            .note(loc, "untilize_output set here");
+    }
+    if (op.outDf.present() && isBfpFormat(op.outDf.value))
+      d_.error("untilize-output", op.outDf.loc, element + ": untilized output cannot use block format " +
+                                                    std::string(dataFormatName(op.outDf.value)) + " (rows share no exponent block)");
+  }
+
+  void checkOperand(const Graph& g, const Op& op, size_t index, bool opDimsOk) {
+    const Operand& in = op.inputs[index];
+    const std::string element = "op " + q(op.name);
+    const Op* producerOp = nullptr;
+    const Queue* producerQueue = nullptr;
+    if (auto it = ops_.find(in.name); it != ops_.end()) producerOp = it->second;
+    else if (auto qt = queues_.find(in.name); qt != queues_.end()) producerQueue = qt->second;
+    if (!producerOp && !producerQueue) {
+      d_.error("unknown-input", in.loc, element + ": input " + std::to_string(index) + " " + q(in.name) + " names no queue or op");
+      return;
+    }
+    if (producerOp == &op) {
+      d_.error("graph-cycle", in.loc, element + ": reads its own output");
+      return;
+    }
+    if (producerOp && producerOp->graph != g.name) {
+      d_.error("cross-graph-edge", in.loc,
+               element + " in graph " + q(g.name) + " reads op " + q(in.name) + " of graph " + q(producerOp->graph) +
+                   "; data crosses graphs only through queues")
+          .note(producerOp->loc, "op " + q(in.name) + " defined here");
+      return;
+    }
+    // Data format as produced.
+    Field<DataFormat> produced = producerOp ? producerOp->outDf : producerQueue->df;
+    if (index < op.inDf.size() && produced.present() && op.inDf[index].value != produced.value)
+      d_.error("in-df-mismatch", op.inDf[index].loc,
+               element + ": in_df[" + std::to_string(index) + "] is " + std::string(dataFormatName(op.inDf[index].value)) +
+                   " but input " + q(in.name) + " is " + std::string(dataFormatName(produced.value)))
+          .note(produced.loc, "format of " + q(in.name));
+    // Shapes.
+    if (!opDimsOk) return;
+    auto src = producerOp ? opOutputShape(*producerOp) : queueShape(*producerQueue);
+    if (!src) return;
+    TensorShape shape = *src;
+    if (in.unpad) {
+      shape.r -= in.unpad->rt;
+      shape.c -= in.unpad->ct;
+      if (shape.r < 1 || shape.c < 1) {
+        d_.error("tm-divisibility", in.unpad->loc, element + ": input_" + std::to_string(index) + "_unpad removes more tiles than " +
+                                                        q(in.name) + " has (" + src->str() + ")");
+        return;
+      }
+    }
+    std::string why;
+    const Tm* failed = nullptr;
+    auto after = applyTms(shape, in.tms, &failed, &why);
+    if (!after) {
+      d_.error("tm-divisibility", failed ? failed->loc : in.tmsLoc, element + ": input_" + std::to_string(index) + "_tms on " +
+                                                                         q(in.name) + " " + shape.str() + ": " + why);
+      return;
+    }
+    if (in.pad) {
+      after->r += in.pad->rt;
+      after->c += in.pad->ct;
+    }
+    auto expected = expectedInputShape(op, index, *after);
+    if (!expected) return;
+    if (!(*expected == *after)) {
+      auto diag = d_.error("shape-mismatch", in.loc,
+                           element + " (" + op.type.value + "): input " + std::to_string(index) + " " + q(in.name) + " is " +
+                               after->str() + (in.tms.empty() && !in.pad && !in.unpad ? "" : " after its TMs") +
+                               " but the op expects " + expected->str());
+      diag.note(producerOp ? producerOp->loc : producerQueue->loc, q(in.name) + " produces " + src->str());
+    }
+  }
+
+  // What input `index` of `op` must look like (after TMs), given what it is;
+  // nullopt when the op type's rule is not checked statically.
+  std::optional<TensorShape> expectedInputShape(const Op& op, size_t index, const TensorShape& actual) const {
+    auto outOpt = opOutputShape(op);
+    if (!outOpt) return std::nullopt;
+    TensorShape out = *outOpt;
+    const std::string& type = op.type.value;
+    const OpAttributes& a = op.attributes;
+    if (isEltwise(type)) return out;
+    if (type == "matmul") {
+      if (a.identity.value || a.accumulate.value || a.z.present() || a.find("requant") || a.find("dequant")) return std::nullopt;
+      if (!a.mK.present() || !a.uKt.present()) return std::nullopt;
+      int64_t k = a.mK.value * a.uKt.value;
+      if (index == 0) return TensorShape{out.t, out.r, k};
+      if (index == 1) return TensorShape{out.t, k, out.c};
+      if (index == 2 && a.bias.value) return out;
+      return std::nullopt;
+    }
+    if (type == "reduce") {
+      const std::string& dim = a.reduceDim.value;
+      if (dim == "r") return TensorShape{out.t, actual.r, out.c};
+      if (dim == "c") return TensorShape{out.t, out.r, actual.c};
+      if (dim == "z" && a.z.present()) return TensorShape{out.t * a.z.value, out.r, out.c};
+    }
+    return std::nullopt;
+  }
+
+  void checkGridOverlap(const Graph& g) {
+    struct Placed { const Op* op; int64_t r0, c0, r1, c1; };
+    std::vector<Placed> placed;
+    for (const Op& op : g.ops) {
+      if (!op.gridLoc.present() || !op.gridSize.present()) continue;
+      Dim2 s = op.placedGridSize();
+      if (s.r < 1 || s.c < 1) continue;
+      placed.push_back({&op, op.gridLoc.value.r, op.gridLoc.value.c, op.gridLoc.value.r + s.r, op.gridLoc.value.c + s.c});
+    }
+    for (size_t i = 0; i < placed.size(); ++i)
+      for (size_t j = 0; j < i; ++j) {
+        const Placed& a = placed[j];
+        const Placed& b = placed[i];
+        if (b.r0 < a.r1 && a.r0 < b.r1 && b.c0 < a.c1 && a.c0 < b.c1) {
+          int64_t r = std::max(a.r0, b.r0), c = std::max(a.c0, b.c0);
+          d_.error("grid-overlap", b.op->gridLoc.loc,
+                   "op " + q(b.op->name) + " overlaps op " + q(a.op->name) + " in graph " + q(g.name) + " (both use core [" +
+                       std::to_string(r) + ", " + std::to_string(c) + "])")
+              .note(a.op->gridLoc.loc, "op " + q(a.op->name) + " placed here");
+        }
+      }
+  }
+
+  void checkCycles(const Graph& g) {
+    // Colour DFS over op->op edges inside the graph (iterative: graphs can be deep).
+    std::unordered_map<std::string, const Op*> local;
+    for (const Op& op : g.ops) local.emplace(op.name, &op);
+    std::unordered_map<const Op*, int> colour; // 0 white, 1 grey, 2 black
+    for (const Op& root : g.ops) {
+      if (colour[&root]) continue;
+      std::vector<std::pair<const Op*, size_t>> stack{{&root, 0}};
+      colour[&root] = 1;
+      while (!stack.empty()) {
+        auto& [op, next] = stack.back();
+        if (next == op->inputs.size()) {
+          colour[op] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const Operand& in = op->inputs[next++];
+        auto it = local.find(in.name);
+        if (it == local.end() || it->second == op) continue;
+        int& c = colour[it->second];
+        if (c == 1) {
+          d_.error("graph-cycle", in.loc, "op " + q(op->name) + " reads op " + q(in.name) + ", which depends on " + q(op->name) +
+                                              ": ops of graph " + q(g.name) + " form a cycle");
+        } else if (c == 0) {
+          c = 1;
+          stack.push_back({it->second, 0});
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- programs
+  void checkPrograms() {
+    for (const Program& p : nl_.programs) checkProgram(p);
+  }
+
+  void checkProgram(const Program& p) {
+    const std::string element = "program " + q(p.name);
+    std::map<std::string, SourceLoc> declared;
+    std::vector<SourceLoc> loops;
+    auto use = [&](const Operand64& o, const std::string& what) {
+      if (o.isVar && !declared.count(o.var))
+        d_.error("undeclared-variable", o.loc, element + ": " + what + " uses " + o.var +
+                                                   " before it is declared by var, staticvar or param");
+    };
+    for (const Instruction& ins : p.instructions) {
+      switch (ins.kind) {
+      case InstrKind::Var:
+      case InstrKind::StaticVar:
+      case InstrKind::Param:
+        for (const VarDecl& v : ins.vars)
+          if (auto [it, fresh] = declared.emplace(v.name, v.loc); !fresh)
+            d_.warning("duplicate-variable", v.loc, element + ": " + v.name + " is declared again").note(it->second, "first declaration");
+        break;
+      case InstrKind::VarInst:
+        for (const Operand64& a : ins.args) use(a, "varinst");
+        // The BUDA runtime creates a variable on its first write; real netlists rely on it.
+        if (!declared.count(ins.out)) {
+          d_.warning("implicit-variable", ins.outLoc, element + ": varinst writes " + ins.out +
+                                                          ", which no var, staticvar or param declares; it is declared implicitly");
+          declared.emplace(ins.out, ins.outLoc);
+        }
+        break;
+      case InstrKind::Loop:
+        use(ins.loopCount, "loop");
+        if (!ins.loopCount.isVar && ins.loopCount.value < 0)
+          d_.error("loop-count", ins.loopCount.loc, element + ": loop count must not be negative");
+        loops.push_back(ins.loc);
+        break;
+      case InstrKind::EndLoop:
+        if (loops.empty()) d_.error("loop-balance", ins.loc, element + ": endloop without a matching loop");
+        else loops.pop_back();
+        break;
+      case InstrKind::Execute:
+        checkExecute(p, ins, use);
+        break;
+      case InstrKind::AllocateQueue:
+      case InstrKind::DeallocateQueue:
+        for (const auto& qn : ins.queues)
+          if (!queues_.count(qn.value))
+            d_.error("unknown-queue", qn.loc, element + ": " +
+                                                  (ins.kind == InstrKind::AllocateQueue ? "allocate_queue" : "deallocate_queue") +
+                                                  " names " + q(qn.value) + ", which is not a queue");
+        break;
+      case InstrKind::EndProgram:
+        break;
+      }
+    }
+    for (SourceLoc l : loops) d_.error("loop-balance", l, element + ": loop has no matching endloop");
+  }
+
+  template <class Use> void checkExecute(const Program& p, const Instruction& ins, Use& use) {
+    const std::string element = "program " + q(p.name);
+    auto gi = graphs_.find(ins.graphName.value);
+    const Graph* graph = gi == graphs_.end() ? nullptr : gi->second;
+    if (ins.graphName.present() && !graph)
+      d_.error("unknown-graph", ins.graphName.loc, element + ": execute names graph " + q(ins.graphName.value) + ", which does not exist");
+    // Queues the graph reads: each needs settings.
+    std::map<std::string, SourceLoc> reads;
+    if (graph)
+      for (const Op& op : graph->ops)
+        for (const Operand& in : op.inputs)
+          if (queues_.count(in.name)) reads.emplace(in.name, in.loc);
+    std::set<std::string> given;
+    for (const QueueSetting& qs : ins.queueSettings) {
+      const std::string qel = element + ": queue_settings of " + q(qs.queue);
+      auto qi = queues_.find(qs.queue);
+      if (qi == queues_.end()) {
+        d_.error("unknown-queue", qs.loc, qel + ": " + q(qs.queue) + " is not a queue");
+        continue;
+      }
+      given.insert(qs.queue);
+      const Queue& queue = *qi->second;
+      for (auto [name, f] : {std::pair{"prologue", &qs.prologue}, {"epilogue", &qs.epilogue}})
+        if (*f && (*f)->isVar)
+          d_.error("static-property-variable", (*f)->loc, qel + ": " + name +
+                                                              " is a static property and must be true or false, not a variable");
+      for (const auto* f : {&qs.prologue, &qs.epilogue, &qs.zero, &qs.readOnly, &qs.rdPtrLocal, &qs.rdPtrGlobal, &qs.wrPtrGlobal,
+                            &qs.globalRdptrAutoinc, &qs.rdPtrAutoinc, &qs.globalWrptrAutoinc})
+        if (*f) use(**f, "queue_settings of " + q(qs.queue));
+      bool isRam = queue.type.present() && queue.type.value == IoType::Ram;
+      std::vector<std::pair<const char*, bool>> required = {
+          {"prologue", qs.prologue.has_value()}, {"epilogue", qs.epilogue.has_value()}, {"zero", qs.zero.has_value()},
+          {"rd_ptr_global", qs.rdPtrGlobal.has_value()}};
+      if (isRam) required.push_back({"wr_ptr_global", qs.wrPtrGlobal.has_value()});
+      for (auto& [name, has] : required)
+        if (!has)
+          d_.error("queue-settings-field", qs.loc, qel + ": a " + std::string(isRam ? "ram" : "queue") + " needs the setting '" + name + "'");
+      if (!isRam && qs.wrPtrGlobal)
+        d_.error("queue-settings-field", qs.wrPtrGlobal->loc, qel + ": wr_ptr_global applies to rams only; queue " + q(qs.queue) +
+                                                                  " is a queue (its writer advances it)");
+      if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !isAliased(queue.name))
+        // The spec reserves read_only for dual-view queues; real netlists also set it on KV-cache rams.
+        d_.warning("queue-settings-field", qs.readOnly->loc, qel + ": read_only applies only to dual-view queues (alias)");
+      if (graph && !reads.count(qs.queue) && !writtenBy(*graph, queue))
+        d_.warning("queue-settings-unused", qs.loc, qel + ": graph " + q(graph->name) + " neither reads nor writes " + q(qs.queue));
+    }
+    for (const auto& [name, loc] : reads)
+      if (!given.count(name)) {
+        // A warning: the runtime then uses its defaults (no prologue, pointers at 0).
+        auto diag = d_.warning("queue-settings-missing", ins.loc,
+                             element + ": execute of graph " + q(graph->name) + " has no queue_settings for input queue " + q(name));
+        diag.note(loc, "read here");
+      }
+  }
+
+  bool isAliased(const std::string& name) const {
+    for (const Queue& other : nl_.queues)
+      if (other.alias.value == name) return true;
+    return false;
+  }
+
+  static bool writtenBy(const Graph& g, const Queue& queue) {
+    for (const Op& op : g.ops)
+      if (op.name == queue.input.value) return true;
+    return false;
+  }
+};
+
+} // namespace
+
+void validateNetlist(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags) {
+  Validator(netlist, target, diags).run();
+}
+
+} // namespace tessera::netlist

@@ -1,0 +1,22 @@
+// Semantic checks of a parsed netlist against a target device. Each rule has
+// a stable id (printed as `[rule]`) listed in docs/netlist-rules.md.
+#pragma once
+#include "device/soc_descriptor.hpp"
+#include "netlist/model.hpp"
+#include "support/diagnostics.hpp"
+
+namespace tessera::netlist {
+
+struct ValidationTarget {
+  Arch arch;
+  const SocDescriptor* device; // never null
+};
+
+// Every rule of docs/netlist-rules.md except the fused-op constraints.
+void validateNetlist(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags);
+
+// The fused-op constraints of net2hlks (seeds/net2hlks-fused-op-constraints.md):
+// one distinct rule id per constraint. Called by validateNetlist.
+void validateFusedOps(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags);
+
+} // namespace tessera::netlist

@@ -1,0 +1,16 @@
+// File IO with the "no partial outputs" rule: writes go to a temporary file
+// beside the target and are renamed into place only when complete.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace tessera {
+
+// Reads a whole file; on failure returns nullopt and sets `error` (strerror text).
+std::optional<std::string> readFile(const std::string& path, std::string& error);
+
+// Writes `content` to `path` atomically. Returns false and sets `error` on failure;
+// the target is then left untouched and no temporary file remains.
+bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error);
+
+} // namespace tessera

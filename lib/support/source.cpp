@@ -1,0 +1,21 @@
+#include "support/source.hpp"
+
+namespace tessera {
+
+SourceBuffer::SourceBuffer(std::string name, std::string text)
+    : name_(std::move(name)), text_(std::move(text)) {
+  lineStarts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+}
+
+std::string_view SourceBuffer::line(uint32_t line) const {
+  if (line == 0 || line > lineStarts_.size()) return {};
+  size_t begin = lineStarts_[line - 1];
+  size_t end = line < lineStarts_.size() ? lineStarts_[line] - 1 : text_.size();
+  std::string_view v(text_.data() + begin, end - begin);
+  if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
+  return v;
+}
+
+} // namespace tessera

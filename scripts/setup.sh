@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Tessera builds and tests with. Idempotent:
+# apt-get runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ python3
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev catch2
+  clang-14 lld-14 llvm-14 llvm-14-tools libclang-rt-14-dev
+  python3-jsonschema
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,31 @@
+# lit configuration for Tessera's tool tests. Each test is a file whose
+# `RUN:` lines call a tool and pipe to FileCheck; `not` inverts exit codes.
+import os
+import lit.formats
+
+config.name = "tessera"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".yaml", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+
+site = lit_config.params.get("site")
+if site:
+    lit_config.load_config(config, site)
+config.test_exec_root = os.path.join(config.tessera_obj_root, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+tools = {
+    "netlist-check": os.path.join(config.tessera_obj_root, "tools", "netlist-check", "netlist-check"),
+}
+for name, path in tools.items():
+    config.substitutions.append(("%" + name, path))
+config.substitutions.append(("%srcroot", config.tessera_src_root))
+config.substitutions.append(("%python", config.python))
+
+# Tests that read the shared BUDA corpus need it beside the checkout.
+if os.path.isdir(config.corpus_dir):
+    config.available_features.add("corpus")
+    config.substitutions.append(("%corpus", config.corpus_dir))

@@ -1,0 +1,42 @@
+// netlist-check: parse and validate BUDA netlists against a target device.
+// Thin driver: flags and output only; the work is in lib/netlist.
+#include "netlist/driver.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  tessera::netlist::CheckOptions opts;
+  CLI::App app{"netlist-check: validate BUDA netlists against a target device", "netlist-check"};
+  app.add_option("netlists", opts.inputs, "Netlist YAML files")->required()->type_name("<netlist.yaml>");
+  app.add_option("--arch", opts.arch, "Target arch (bundled descriptor): grayskull, wormhole, wormhole_b0, blackhole; "
+                                      "default: the first arch the netlist lists")
+      ->type_name("<arch>");
+  app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one")
+      ->type_name("<soc-descriptor>");
+  app.add_flag("--emit-json", opts.emitJson, "Print the normalized model as JSON (docs/netlist-json.md)");
+  app.add_flag("--stats", opts.stats, "Print a summary: ops by type, cores per graph, queue bytes per DRAM channel");
+  app.add_option("-o,--output", opts.output, "Write --emit-json/--stats output to this file instead of stdout")
+      ->type_name("<file>");
+  app.add_option("--depfile", opts.depfile, "Write a make depfile for -o")->type_name("<file>");
+  app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors per file (0: no limit)")
+      ->default_val(20);
+  app.add_flag("--warnings-as-errors,-W", opts.warningsAsErrors, "Treat warnings as errors");
+  app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
+  app.set_version_flag("--version", tessera::netlist::versionString("netlist-check"));
+  app.footer("Exit status: 0 all netlists valid, 1 some netlist invalid or unreadable, 2 usage error.\n"
+             "Bundled devices: " + tessera::netlist::bundledDeviceList());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "netlist-check: error: " << e.what() << "\n"
+              << "Run with --help for usage.\n";
+    return 2;
+  }
+  return tessera::netlist::runCheck(opts, std::cout, std::cerr);
+}
