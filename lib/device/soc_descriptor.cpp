@@ -1,6 +1,6 @@
 #include "device/soc_descriptor.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include "support/yaml.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -44,8 +44,8 @@ constexpr const char* kRule = "soc-descriptor";
 // Far beyond any real chip; keeps sizes and products well inside int.
 constexpr uint64_t kMaxGridDim = 1024;
 
-// yaml-cpp marks are 0-based and -1 when unknown; SourceLoc is 1-based.
-std::optional<SourceLoc> toLoc(const YAML::Mark& m) {
+// Tree positions are 0-based and -1 when unknown; SourceLoc is 1-based.
+std::optional<SourceLoc> toLoc(const yaml::Position& m) {
   if (m.line < 0 || m.column < 0) return std::nullopt;
   return SourceLoc{static_cast<uint32_t>(m.line) + 1, static_cast<uint32_t>(m.column) + 1};
 }
@@ -111,8 +111,8 @@ std::string stemOf(const std::string& path) {
 }
 
 struct KeyValue {
-  YAML::Node key;
-  YAML::Node value;
+  yaml::Node key;
+  yaml::Node value;
 };
 
 // A coordinate together with where it was written and which list it is in,
@@ -128,18 +128,16 @@ public:
   Parser(const SourceBuffer& source, DiagnosticEngine& diag) : source_(source), diag_(diag) {}
 
   std::optional<SocDescriptor> run() {
-    YAML::Node root;
-    try {
-      root = YAML::Load(source_.text());
-    } catch (const YAML::Exception& e) {
-      error(toLoc(e.mark).value_or(SourceLoc{1, 1}), "invalid YAML: " + e.msg);
+    // Syntax errors come back under the shared `yaml-syntax` rule; report
+    // them under this parser's rule so callers see one rule for the file.
+    DiagnosticEngine syntax;
+    auto doc = parseYaml(source_, syntax);
+    if (!doc) {
+      for (const Diagnostic& d : syntax.diagnostics()) error(d.loc.valid() ? d.loc : SourceLoc{1, 1}, d.message);
       return std::nullopt;
     }
-    // Every later access is guarded too: yaml-cpp reports misuse by throwing.
     try {
-      parseRoot(root);
-    } catch (const YAML::Exception& e) {
-      error(toLoc(e.mark).value_or(rootLoc_), "malformed SoC descriptor: " + e.msg);
+      parseRoot(doc->root());
     } catch (const std::exception& e) {
       error(rootLoc_, std::string("malformed SoC descriptor: ") + e.what());
     }
@@ -155,11 +153,11 @@ private:
   SourceLoc rootLoc_{1, 1}; // where section-level problems without a node of their own point
   std::vector<Placed> placed_;
 
-  SourceLoc locOf(const YAML::Node& n, SourceLoc fallback) const {
+  SourceLoc locOf(const yaml::Node& n, SourceLoc fallback) const {
     if (!n.IsDefined()) return fallback; // also guards Mark() on a zombie node
     return toLoc(n.Mark()).value_or(fallback);
   }
-  SourceLoc locOf(const YAML::Node& n) const { return locOf(n, rootLoc_); }
+  SourceLoc locOf(const yaml::Node& n) const { return locOf(n, rootLoc_); }
 
   DiagnosticEngine::Builder error(SourceLoc loc, std::string message) {
     ++errors_;
@@ -169,12 +167,12 @@ private:
   // Collects the entries of a mapping; reports non-scalar and duplicate keys.
   // Unknown keys are warned about when `known` is given (typos would otherwise
   // silently drop a section).
-  std::map<std::string, KeyValue> entries(const YAML::Node& map, std::string_view what,
+  std::map<std::string, KeyValue> entries(const yaml::Node& map, std::string_view what,
                                           const std::vector<std::string_view>* known) {
     std::map<std::string, KeyValue> out;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node key = it->first;
-      const YAML::Node value = it->second;
+      const yaml::Node key = it->first;
+      const yaml::Node value = it->second;
       if (!key.IsScalar()) {
         error(locOf(key), "expected a plain key in " + std::string(what));
         continue;
@@ -243,7 +241,7 @@ private:
     return ok;
   }
 
-  std::optional<CoreCoord> coord(const YAML::Node& n, SourceLoc fallback, std::string_view list) {
+  std::optional<CoreCoord> coord(const yaml::Node& n, SourceLoc fallback, std::string_view list) {
     SourceLoc loc = locOf(n, fallback);
     if (!n.IsScalar()) {
       error(loc, "expected a core coordinate `x-y` in '" + std::string(list) + "'");
@@ -267,7 +265,7 @@ private:
       error(locOf(kv.value, keyLoc), "'" + std::string(list) + "' must be a list of `x-y` core coordinates");
       return;
     }
-    for (const YAML::Node& item : kv.value)
+    for (const yaml::Node& item : kv.value)
       if (auto c = coord(item, keyLoc, list)) out.push_back(*c);
   }
 
@@ -278,11 +276,11 @@ private:
       error(locOf(kv.value, keyLoc), "'dram' must be a list of DRAM channels");
       return;
     }
-    for (const YAML::Node& channel : kv.value) {
+    for (const yaml::Node& channel : kv.value) {
       std::vector<CoreCoord> subs;
       SourceLoc channelLoc = locOf(channel, keyLoc);
       if (channel.IsSequence()) {
-        for (const YAML::Node& sub : channel)
+        for (const yaml::Node& sub : channel)
           if (auto c = coord(sub, channelLoc, "dram")) subs.push_back(*c);
         if (channel.size() == 0) {
           error(channelLoc, "DRAM channel " + std::to_string(soc_.dramChannels.size()) + " has no cores");
@@ -332,7 +330,7 @@ private:
     }
   }
 
-  void parseRoot(const YAML::Node& root) {
+  void parseRoot(const yaml::Node& root) {
     if (root.IsNull() || !root.IsDefined()) {
       // A null document is either a blank file or something YAML reads as
       // nothing at all (e.g. a lone directive line): say which.

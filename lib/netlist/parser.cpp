@@ -13,7 +13,7 @@ namespace {
 std::string squote(const std::string& s) { return "'" + s + "'"; }
 
 // Short text of a node for messages: the scalar itself, or its kind.
-std::string describe(const YAML::Node& n) {
+std::string describe(const yaml::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsScalar()) {
     std::string s = n.Scalar();
@@ -29,32 +29,32 @@ class Parser {
 public:
   explicit Parser(DiagnosticEngine& d) : d_(d) {}
 
-  std::optional<Netlist> run(const YAML::Node& root);
+  std::optional<Netlist> run(const yaml::Node& root);
 
 private:
   DiagnosticEngine& d_;
   size_t rawBudget_ = 2'000'000; // YAML nodes we may copy into raw values in total
 
   // ------------------------------------------------------------ generic helpers
-  static SourceLoc valueLoc(const YAML::Node& key, const YAML::Node& value) {
+  static SourceLoc valueLoc(const yaml::Node& key, const yaml::Node& value) {
     SourceLoc l = locOf(value);
     return l.valid() ? l : locOf(key);
   }
 
   void typeError(SourceLoc loc, const std::string& element, const std::string& field, const std::string& expected,
-                 const YAML::Node& got) {
+                 const yaml::Node& got) {
     d_.error("field-type", loc,
              element + ": field '" + field + "' must be " + expected + ", got " + describe(got));
   }
 
   // Iterates the pairs of a map with string keys, warning about repeated keys
   // (later ones are applied after earlier ones, as the BUDA backend does).
-  void forEachPair(const YAML::Node& map, const std::string& element,
-                   const std::function<void(const std::string&, const YAML::Node&, const YAML::Node&)>& fn,
+  void forEachPair(const yaml::Node& map, const std::string& element,
+                   const std::function<void(const std::string&, const yaml::Node&, const yaml::Node&)>& fn,
                    bool warnDuplicates = true) {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
+      const yaml::Node& k = it->first;
       if (!k.IsScalar()) {
         d_.error("field-type", locOf(k), element + ": keys must be plain names, got " + describe(k));
         continue;
@@ -66,13 +66,13 @@ private:
     }
   }
 
-  bool expectMap(const YAML::Node& v, SourceLoc loc, const std::string& element, const std::string& field) {
+  bool expectMap(const yaml::Node& v, SourceLoc loc, const std::string& element, const std::string& field) {
     if (v.IsMap()) return true;
     typeError(loc, element, field, "a map", v);
     return false;
   }
 
-  std::optional<int64_t> toInt(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  std::optional<int64_t> toInt(const yaml::Node& v, SourceLoc loc, const std::string& element,
                                const std::string& field) {
     if (v.IsScalar())
       if (auto i = parseInt64(v.Scalar())) return i;
@@ -80,7 +80,7 @@ private:
     return std::nullopt;
   }
 
-  std::optional<double> toReal(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  std::optional<double> toReal(const yaml::Node& v, SourceLoc loc, const std::string& element,
                                const std::string& field) {
     if (v.IsScalar())
       if (auto r = parseReal(v.Scalar())) return r;
@@ -88,7 +88,7 @@ private:
     return std::nullopt;
   }
 
-  std::optional<bool> toBool(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  std::optional<bool> toBool(const yaml::Node& v, SourceLoc loc, const std::string& element,
                              const std::string& field) {
     if (v.IsScalar())
       if (auto b = parseBool(v.Scalar())) return b;
@@ -96,14 +96,14 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::string> toString(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  std::optional<std::string> toString(const yaml::Node& v, SourceLoc loc, const std::string& element,
                                       const std::string& field) {
     if (v.IsScalar()) return v.Scalar();
     typeError(loc, element, field, "a name", v);
     return std::nullopt;
   }
 
-  std::optional<Dim2> toDim2(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  std::optional<Dim2> toDim2(const yaml::Node& v, SourceLoc loc, const std::string& element,
                              const std::string& field) {
     if (v.IsSequence() && v.size() == 2 && v[0].IsScalar() && v[1].IsScalar()) {
       auto r = parseInt64(v[0].Scalar());
@@ -115,7 +115,7 @@ private:
   }
 
   template <class E>
-  std::optional<E> toEnum(const YAML::Node& v, SourceLoc loc, const std::string& element, const std::string& field,
+  std::optional<E> toEnum(const yaml::Node& v, SourceLoc loc, const std::string& element, const std::string& field,
                           std::optional<E> (*parse)(std::string_view), const char* allowed) {
     if (v.IsScalar()) {
       if (auto e = parse(v.Scalar())) return e;
@@ -132,40 +132,40 @@ private:
       "UInt16, RawUInt8, RawUInt16, RawUInt32";
 
   template <class T, class Conv>
-  void setField(Field<T>& f, const YAML::Node& k, const YAML::Node& v, Conv conv) {
+  void setField(Field<T>& f, const yaml::Node& k, const yaml::Node& v, Conv conv) {
     SourceLoc loc = valueLoc(k, v);
     if (auto x = conv(v, loc)) f.set(std::move(*x), loc);
   }
 
-  void intField(Field<int64_t>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void intField(Field<int64_t>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) { return toInt(n, l, element, k.Scalar()); });
   }
-  void boolField(Field<bool>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void boolField(Field<bool>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) { return toBool(n, l, element, k.Scalar()); });
   }
-  void dimField(Field<Dim2>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void dimField(Field<Dim2>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) { return toDim2(n, l, element, k.Scalar()); });
   }
-  void stringField(Field<std::string>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void stringField(Field<std::string>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) { return toString(n, l, element, k.Scalar()); });
   }
-  void formatField(Field<DataFormat>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void formatField(Field<DataFormat>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) {
       return toEnum<DataFormat>(n, l, element, "data format", parseDataFormat, kDataFormats);
     });
   }
-  void orderField(Field<UblockOrder>& f, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+  void orderField(Field<UblockOrder>& f, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
     setField(f, k, v, [&](auto& n, SourceLoc l) {
       return toEnum<UblockOrder>(n, l, element, "ublock_order", parseUblockOrder, "r, c");
     });
   }
 
-  ExtraField extraField(const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+  ExtraField extraField(const std::string& key, const yaml::Node& k, const yaml::Node& v) {
     return ExtraField{key, locOf(k), yamlToJson(v, rawBudget_)};
   }
 
   void unknownField(std::vector<ExtraField>& extra, const std::string& element, const std::string& key,
-                    const YAML::Node& k, const YAML::Node& v) {
+                    const yaml::Node& k, const yaml::Node& v) {
     d_.warning("unknown-field", locOf(k), element + ": unknown field '" + key + "' (kept as data)");
     extra.push_back(extraField(key, k, v));
   }
@@ -177,34 +177,34 @@ private:
   }
 
   // ------------------------------------------------------------ sections
-  void parseDevices(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  void parseQueue(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  std::vector<AllocAddress> parseAllocations(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+  void parseDevices(const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  void parseQueue(const std::string& name, const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  std::vector<AllocAddress> parseAllocations(const yaml::Node& k, const yaml::Node& v, const std::string& element,
                                              bool host);
-  void parseGraph(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  void parseOp(Op& op, const YAML::Node& v);
-  std::vector<Tm> parseTms(const YAML::Node& k, const YAML::Node& v, const std::string& element);
-  std::optional<Pad> parsePad(const YAML::Node& k, const YAML::Node& v, const std::string& element, bool unpad);
-  void parseAttributes(OpAttributes& attrs, const YAML::Node& k, const YAML::Node& v, const std::string& element);
+  void parseGraph(const std::string& name, const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  void parseOp(Op& op, const yaml::Node& v);
+  std::vector<Tm> parseTms(const yaml::Node& k, const yaml::Node& v, const std::string& element);
+  std::optional<Pad> parsePad(const yaml::Node& k, const yaml::Node& v, const std::string& element, bool unpad);
+  void parseAttributes(OpAttributes& attrs, const yaml::Node& k, const yaml::Node& v, const std::string& element);
   // Handles `input_N_tms`, `input_N_pad`, `input_N_unpad`; false when `key` is none of them.
-  bool parseOperandField(const std::string& key, const YAML::Node& k, const YAML::Node& v,
+  bool parseOperandField(const std::string& key, const yaml::Node& k, const yaml::Node& v,
                          std::vector<Operand>& inputs, const std::string& element);
-  void parseFusedOps(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  void parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::string& element);
-  void parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  void parseInstruction(Program& prog, const YAML::Node& item);
-  std::optional<Operand64> parseOperand64(const YAML::Node& v, SourceLoc loc, const std::string& element,
+  void parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  void parseFusedSubOp(FusedSubOp& sub, const yaml::Node& v, const std::string& element);
+  void parsePrograms(const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  void parseInstruction(Program& prog, const yaml::Node& item);
+  std::optional<Operand64> parseOperand64(const yaml::Node& v, SourceLoc loc, const std::string& element,
                                           const std::string& field, bool allowBool);
-  void parseExecute(Instruction& ins, const YAML::Node& k, const YAML::Node& v, const std::string& element);
-  void parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& nl);
-  ComparisonConfig parseComparison(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+  void parseExecute(Instruction& ins, const yaml::Node& k, const yaml::Node& v, const std::string& element);
+  void parseTestConfig(const yaml::Node& k, const yaml::Node& v, Netlist& nl);
+  ComparisonConfig parseComparison(const yaml::Node& k, const yaml::Node& v, const std::string& element,
                                    bool allowOverrides);
-  StimulusConfig parseStimulus(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+  StimulusConfig parseStimulus(const yaml::Node& k, const yaml::Node& v, const std::string& element,
                                bool allowOverrides);
 };
 
 // ====================================================================== top level
-std::optional<Netlist> Parser::run(const YAML::Node& root) {
+std::optional<Netlist> Parser::run(const yaml::Node& root) {
   if (isNullScalar(root)) {
     d_.error("netlist-structure", {1, 1}, "netlist is empty: expected the sections devices, queues, graphs and programs");
     return std::nullopt;
@@ -215,7 +215,7 @@ std::optional<Netlist> Parser::run(const YAML::Node& root) {
   }
   Netlist nl;
   bool hasDevices = false, hasQueues = false, hasGraphs = false, hasPrograms = false;
-  forEachPair(root, "netlist", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+  forEachPair(root, "netlist", [&](const std::string& key, const yaml::Node& k, const yaml::Node& v) {
     if (key == "devices") {
       hasDevices = true;
       parseDevices(k, v, nl);
@@ -223,14 +223,14 @@ std::optional<Netlist> Parser::run(const YAML::Node& root) {
       hasQueues = true;
       if (isNullScalar(v)) return;
       if (expectMap(v, valueLoc(k, v), "netlist", "queues"))
-        forEachPair(v, "queues", [&](const std::string& name, const YAML::Node& qk, const YAML::Node& qv) {
+        forEachPair(v, "queues", [&](const std::string& name, const yaml::Node& qk, const yaml::Node& qv) {
           parseQueue(name, qk, qv, nl);
         }, false);
     } else if (key == "graphs") {
       hasGraphs = true;
       if (isNullScalar(v)) return;
       if (expectMap(v, valueLoc(k, v), "netlist", "graphs"))
-        forEachPair(v, "graphs", [&](const std::string& name, const YAML::Node& gk, const YAML::Node& gv) {
+        forEachPair(v, "graphs", [&](const std::string& name, const yaml::Node& gk, const yaml::Node& gv) {
           parseGraph(name, gk, gv, nl);
         }, false);
     } else if (key == "fused_ops") {
@@ -252,16 +252,16 @@ std::optional<Netlist> Parser::run(const YAML::Node& root) {
   return nl;
 }
 
-void Parser::parseDevices(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parseDevices(const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   nl.devices.loc = locOf(k);
   if (!expectMap(v, valueLoc(k, v), "devices", "devices")) return;
-  forEachPair(v, "devices", [&](const std::string& key, const YAML::Node& dk, const YAML::Node& dv) {
+  forEachPair(v, "devices", [&](const std::string& key, const yaml::Node& dk, const yaml::Node& dv) {
     if (key != "arch") {
       d_.warning("unknown-field", locOf(dk), "devices: unknown field '" + key + "' (ignored)");
       return;
     }
     nl.devices.arch.clear();
-    auto addArch = [&](const YAML::Node& n) {
+    auto addArch = [&](const yaml::Node& n) {
       SourceLoc loc = valueLoc(dk, n);
       if (auto a = toEnum<Arch>(n, loc, "devices", "arch", parseArch, "grayskull, wormhole, wormhole_b0, blackhole"))
         nl.devices.arch.push_back({*a, loc});
@@ -279,7 +279,7 @@ void Parser::parseDevices(const YAML::Node& k, const YAML::Node& v, Netlist& nl)
 }
 
 // ====================================================================== queues
-std::vector<AllocAddress> Parser::parseAllocations(const YAML::Node& k, const YAML::Node& v,
+std::vector<AllocAddress> Parser::parseAllocations(const yaml::Node& k, const yaml::Node& v,
                                                    const std::string& element, bool host) {
   std::vector<AllocAddress> out;
   const std::string field = host ? "host" : "dram";
@@ -309,13 +309,13 @@ std::vector<AllocAddress> Parser::parseAllocations(const YAML::Node& k, const YA
   return out;
 }
 
-void Parser::parseQueue(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parseQueue(const std::string& name, const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   Queue q;
   q.name = name;
   q.loc = locOf(k);
   const std::string element = "queue " + squote(name);
   if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "input") stringField(q.input, fk, fv, element);
     else if (key == "type")
       setField(q.type, fk, fv, [&](auto& n, SourceLoc l) { return toEnum<IoType>(n, l, element, "type", parseIoType, "queue, ram"); });
@@ -352,7 +352,7 @@ void Parser::parseQueue(const std::string& name, const YAML::Node& k, const YAML
 }
 
 // ====================================================================== TMs
-std::vector<Tm> Parser::parseTms(const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+std::vector<Tm> Parser::parseTms(const yaml::Node& k, const yaml::Node& v, const std::string& element) {
   std::vector<Tm> tms;
   const std::string field = k.Scalar();
   if (isNullScalar(v)) return tms; // `input_0_tms:` and `input_0_tms: None` mean no TMs
@@ -363,7 +363,7 @@ std::vector<Tm> Parser::parseTms(const YAML::Node& k, const YAML::Node& v, const
   for (const auto& item : v) {
     SourceLoc loc = valueLoc(k, item);
     std::string kindName;
-    YAML::Node arg;
+    yaml::Node arg;
     if (item.IsScalar()) {
       kindName = item.Scalar();
     } else if (item.IsMap() && item.size() == 1) {
@@ -447,13 +447,13 @@ std::vector<Tm> Parser::parseTms(const YAML::Node& k, const YAML::Node& v, const
   return tms;
 }
 
-std::optional<Pad> Parser::parsePad(const YAML::Node& k, const YAML::Node& v, const std::string& element, bool unpad) {
+std::optional<Pad> Parser::parsePad(const yaml::Node& k, const yaml::Node& v, const std::string& element, bool unpad) {
   const std::string field = k.Scalar();
   if (!expectMap(v, valueLoc(k, v), element, field)) return std::nullopt;
   Pad p;
   p.loc = valueLoc(k, v);
   bool ok = true;
-  forEachPair(v, element + ": " + field, [&](const std::string& key, const YAML::Node& pk, const YAML::Node& pv) {
+  forEachPair(v, element + ": " + field, [&](const std::string& key, const yaml::Node& pk, const yaml::Node& pv) {
     SourceLoc loc = valueLoc(pk, pv);
     if (key == "rt" || key == "ct") {
       if (auto i = toInt(pv, loc, element, field + "." + key)) (key == "rt" ? p.rt : p.ct) = *i;
@@ -469,7 +469,7 @@ std::optional<Pad> Parser::parsePad(const YAML::Node& k, const YAML::Node& v, co
   return p;
 }
 
-bool Parser::parseOperandField(const std::string& key, const YAML::Node& k, const YAML::Node& v,
+bool Parser::parseOperandField(const std::string& key, const yaml::Node& k, const yaml::Node& v,
                                std::vector<Operand>& inputs, const std::string& element) {
   // input_<N>_tms / input_<N>_pad / input_<N>_unpad
   if (key.rfind("input_", 0) != 0) return false;
@@ -536,11 +536,11 @@ std::optional<int> inputIndexKey(const std::string& s) {
 }
 } // namespace
 
-void Parser::parseAttributes(OpAttributes& attrs, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+void Parser::parseAttributes(OpAttributes& attrs, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
   attrs.loc = valueLoc(k, v);
   if (isNullScalar(v)) return;
   if (!expectMap(v, attrs.loc, element, "attributes")) return;
-  forEachPair(v, element + ": attributes", [&](const std::string& key, const YAML::Node& ak, const YAML::Node& av) {
+  forEachPair(v, element + ": attributes", [&](const std::string& key, const yaml::Node& ak, const yaml::Node& av) {
     SourceLoc loc = valueLoc(ak, av);
     Attribute attr{key, locOf(ak), nullptr, false};
     const std::string field = "attributes." + key;
@@ -650,13 +650,13 @@ void Parser::parseAttributes(OpAttributes& attrs, const YAML::Node& k, const YAM
 }
 
 // ====================================================================== graphs and ops
-void Parser::parseGraph(const std::string& name, const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parseGraph(const std::string& name, const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   Graph g;
   g.name = name;
   g.loc = locOf(k);
   const std::string element = "graph " + squote(name);
   if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "target_device") intField(g.targetDevice, fk, fv, element);
     else if (key == "input_count") intField(g.inputCount, fk, fv, element);
     else if (fv.IsMap()) {
@@ -672,10 +672,10 @@ void Parser::parseGraph(const std::string& name, const YAML::Node& k, const YAML
   nl.graphs.push_back(std::move(g));
 }
 
-void Parser::parseOp(Op& op, const YAML::Node& v) {
+void Parser::parseOp(Op& op, const yaml::Node& v) {
   const std::string element = "op " + squote(op.name);
   // inputs first: input_N_* fields refer to them wherever they appear in the map.
-  if (YAML::Node in = v["inputs"]; in.IsDefined()) {
+  if (yaml::Node in = v["inputs"]; in.IsDefined()) {
     op.inputsLoc = locOf(in).valid() ? locOf(in) : op.loc;
     if (in.IsSequence()) {
       for (const auto& item : in) {
@@ -686,7 +686,7 @@ void Parser::parseOp(Op& op, const YAML::Node& v) {
       typeError(op.inputsLoc, element, "inputs", "a list of queue or op names", in);
     }
   }
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "inputs") return;
     if (key == "type") stringField(op.type, fk, fv, element);
     else if (key == "grid_loc") dimField(op.gridLoc, fk, fv, element);
@@ -746,17 +746,17 @@ void Parser::parseOp(Op& op, const YAML::Node& v) {
 }
 
 // ====================================================================== fused ops
-void Parser::parseFusedOps(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   if (isNullScalar(v)) return;
   if (!expectMap(v, valueLoc(k, v), "netlist", "fused_ops")) return;
-  forEachPair(v, "fused_ops", [&](const std::string& id, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, "fused_ops", [&](const std::string& id, const yaml::Node& fk, const yaml::Node& fv) {
     FusedOp f;
     f.id = id;
     f.loc = locOf(fk);
     const std::string element = "fused op " + squote(id);
     if (!expectMap(fv, valueLoc(fk, fv), element, "definition")) return;
     bool hasSchedules = false;
-    forEachPair(fv, element, [&](const std::string& key, const YAML::Node& sk, const YAML::Node& sv) {
+    forEachPair(fv, element, [&](const std::string& key, const yaml::Node& sk, const yaml::Node& sv) {
       if (key == "inputs") intField(f.inputs, sk, sv, element);
       else if (key == "intermediates") intField(f.intermediates, sk, sv, element);
       else if (key == "schedules") {
@@ -795,9 +795,9 @@ void Parser::parseFusedOps(const YAML::Node& k, const YAML::Node& v, Netlist& nl
   }, false);
 }
 
-void Parser::parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::string& element) {
+void Parser::parseFusedSubOp(FusedSubOp& sub, const yaml::Node& v, const std::string& element) {
   if (!expectMap(v, sub.loc, element, "definition")) return;
-  if (YAML::Node in = v["inputs"]; in.IsDefined()) {
+  if (yaml::Node in = v["inputs"]; in.IsDefined()) {
     sub.inputsLoc = locOf(in).valid() ? locOf(in) : sub.loc;
     if (in.IsSequence()) {
       for (const auto& item : in) {
@@ -808,7 +808,7 @@ void Parser::parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::st
       typeError(sub.inputsLoc, element, "inputs", "a list of inputN, intermedN or dest", in);
     }
   }
-  auto nameList = [&](std::vector<Field<std::string>>& out, const YAML::Node& fk, const YAML::Node& fv) {
+  auto nameList = [&](std::vector<Field<std::string>>& out, const yaml::Node& fk, const yaml::Node& fv) {
     out.clear();
     if (!fv.IsSequence()) {
       typeError(valueLoc(fk, fv), element, fk.Scalar(), "a list of buffer names", fv);
@@ -820,7 +820,7 @@ void Parser::parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::st
       else typeError(l, element, fk.Scalar(), "a list of buffer names", item);
     }
   };
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "inputs") return;
     if (key == "type") stringField(sub.type, fk, fv, element);
     else if (key == "output") stringField(sub.output, fk, fv, element);
@@ -839,7 +839,7 @@ void Parser::parseFusedSubOp(FusedSubOp& sub, const YAML::Node& v, const std::st
 }
 
 // ====================================================================== programs
-std::optional<Operand64> Parser::parseOperand64(const YAML::Node& v, SourceLoc loc, const std::string& element,
+std::optional<Operand64> Parser::parseOperand64(const yaml::Node& v, SourceLoc loc, const std::string& element,
                                                 const std::string& field, bool allowBool) {
   if (v.IsScalar()) {
     const std::string& s = v.Scalar();
@@ -852,7 +852,7 @@ std::optional<Operand64> Parser::parseOperand64(const YAML::Node& v, SourceLoc l
   return std::nullopt;
 }
 
-void Parser::parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parsePrograms(const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   if (isNullScalar(v)) return;
   if (!v.IsSequence()) {
     typeError(valueLoc(k, v), "netlist", "programs", "a list of `name: [instructions]` entries", v);
@@ -866,7 +866,7 @@ void Parser::parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl
     Program p;
     p.name = item.begin()->first.Scalar();
     p.loc = locOf(item.begin()->first);
-    const YAML::Node body = item.begin()->second;
+    const yaml::Node body = item.begin()->second;
     if (isNullScalar(body)) {
       nl.programs.push_back(std::move(p));
       continue;
@@ -880,13 +880,13 @@ void Parser::parsePrograms(const YAML::Node& k, const YAML::Node& v, Netlist& nl
   }
 }
 
-void Parser::parseInstruction(Program& prog, const YAML::Node& item) {
+void Parser::parseInstruction(Program& prog, const yaml::Node& item) {
   const std::string element = "program " + squote(prog.name);
   Instruction ins;
   ins.loc = locOf(item).valid() ? locOf(item) : prog.loc;
   std::string op;
-  YAML::Node arg;
-  YAML::Node key;
+  yaml::Node arg;
+  yaml::Node key;
   if (item.IsScalar()) {
     op = item.Scalar();
   } else if (item.IsMap() && item.size() == 1 && item.begin()->first.IsScalar()) {
@@ -908,7 +908,7 @@ void Parser::parseInstruction(Program& prog, const YAML::Node& item) {
   else if (op == "endprogram" || op == "end_program") noArgs(InstrKind::EndProgram);
   else if (op == "var" || op == "staticvar" || op == "param") {
     ins.kind = op == "var" ? InstrKind::Var : op == "staticvar" ? InstrKind::StaticVar : InstrKind::Param;
-    auto declName = [&](const YAML::Node& n, SourceLoc l) -> std::optional<std::string> {
+    auto declName = [&](const yaml::Node& n, SourceLoc l) -> std::optional<std::string> {
       if (n.IsScalar() && n.Scalar().size() > 1 && n.Scalar()[0] == '$') return n.Scalar();
       d_.error("program-syntax", l, element + ": " + op + " names must start with '$', got " + describe(n));
       return std::nullopt;
@@ -990,24 +990,24 @@ void Parser::parseInstruction(Program& prog, const YAML::Node& item) {
   prog.instructions.push_back(std::move(ins));
 }
 
-void Parser::parseExecute(Instruction& ins, const YAML::Node& k, const YAML::Node& v, const std::string& element) {
+void Parser::parseExecute(Instruction& ins, const yaml::Node& k, const yaml::Node& v, const std::string& element) {
   if (!v.IsMap()) {
     d_.error("program-syntax", valueLoc(k, v), element + ": execute takes a map {graph_name: ..., queue_settings: ...}, got " + describe(v));
     return;
   }
-  forEachPair(v, element + ": execute", [&](const std::string& key, const YAML::Node& ek, const YAML::Node& ev) {
+  forEachPair(v, element + ": execute", [&](const std::string& key, const yaml::Node& ek, const yaml::Node& ev) {
     if (key == "graph_name") stringField(ins.graphName, ek, ev, element);
     else if (key == "queue_settings") {
       if (isNullScalar(ev)) return;
       if (!expectMap(ev, valueLoc(ek, ev), element, "queue_settings")) return;
-      forEachPair(ev, element + ": queue_settings", [&](const std::string& qname, const YAML::Node& qk, const YAML::Node& qv) {
+      forEachPair(ev, element + ": queue_settings", [&](const std::string& qname, const yaml::Node& qk, const yaml::Node& qv) {
         QueueSetting qs;
         qs.queue = qname;
         qs.loc = locOf(qk);
         const std::string qel = element + ": queue_settings of " + squote(qname);
         if (!isNullScalar(qv)) {
           if (!expectMap(qv, valueLoc(qk, qv), qel, "settings")) return;
-          forEachPair(qv, qel, [&](const std::string& f, const YAML::Node& sk, const YAML::Node& sv) {
+          forEachPair(qv, qel, [&](const std::string& f, const yaml::Node& sk, const yaml::Node& sv) {
             static const std::map<std::string, std::optional<Operand64> QueueSetting::*> fields = {
                 {"prologue", &QueueSetting::prologue}, {"epilogue", &QueueSetting::epilogue},
                 {"zero", &QueueSetting::zero}, {"read_only", &QueueSetting::readOnly},
@@ -1035,15 +1035,15 @@ void Parser::parseExecute(Instruction& ins, const YAML::Node& k, const YAML::Nod
 }
 
 // ====================================================================== test-config
-ComparisonConfig Parser::parseComparison(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+ComparisonConfig Parser::parseComparison(const yaml::Node& k, const yaml::Node& v, const std::string& element,
                                          bool allowOverrides) {
   ComparisonConfig c;
   c.loc = locOf(k);
   if (!expectMap(v, valueLoc(k, v), element, "comparison-config")) return c;
-  auto real = [&](Field<double>& f, const YAML::Node& fk, const YAML::Node& fv) {
+  auto real = [&](Field<double>& f, const yaml::Node& fk, const yaml::Node& fv) {
     setField(f, fk, fv, [&](auto& n, SourceLoc l) { return toReal(n, l, element, fk.Scalar()); });
   };
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "type") stringField(c.type, fk, fv, element);
     else if (key == "atol") real(c.atol, fk, fv);
     else if (key == "rtol") real(c.rtol, fk, fv);
@@ -1052,7 +1052,7 @@ ComparisonConfig Parser::parseComparison(const YAML::Node& k, const YAML::Node& 
     else if (key == "verbosity") stringField(c.verbosity, fk, fv, element);
     else if (key == "overrides" && allowOverrides) {
       if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
-      forEachPair(fv, element + ": overrides", [&](const std::string& q, const YAML::Node& ok, const YAML::Node& ov) {
+      forEachPair(fv, element + ": overrides", [&](const std::string& q, const yaml::Node& ok, const yaml::Node& ov) {
         c.overrides.emplace_back(q, parseComparison(ok, ov, element + ": override " + squote(q), false));
       });
     } else c.extra.push_back(extraField(key, fk, fv)); // check_tile_rows_range, method, ...
@@ -1060,15 +1060,15 @@ ComparisonConfig Parser::parseComparison(const YAML::Node& k, const YAML::Node& 
   return c;
 }
 
-StimulusConfig Parser::parseStimulus(const YAML::Node& k, const YAML::Node& v, const std::string& element,
+StimulusConfig Parser::parseStimulus(const yaml::Node& k, const yaml::Node& v, const std::string& element,
                                      bool allowOverrides) {
   StimulusConfig s;
   s.loc = locOf(k);
   if (!expectMap(v, valueLoc(k, v), element, "stimulus-config")) return s;
-  auto real = [&](Field<double>& f, const YAML::Node& fk, const YAML::Node& fv) {
+  auto real = [&](Field<double>& f, const yaml::Node& fk, const yaml::Node& fv) {
     setField(f, fk, fv, [&](auto& n, SourceLoc l) { return toReal(n, l, element, fk.Scalar()); });
   };
-  forEachPair(v, element, [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "type") stringField(s.type, fk, fv, element);
     else if (key == "uniform_lower_bound") real(s.uniformLowerBound, fk, fv);
     else if (key == "uniform_upper_bound") real(s.uniformUpperBound, fk, fv);
@@ -1081,7 +1081,7 @@ StimulusConfig Parser::parseStimulus(const YAML::Node& k, const YAML::Node& v, c
     else if (key == "debug_tile_id_step") real(s.debugTileIdStep, fk, fv);
     else if (key == "overrides" && allowOverrides) {
       if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
-      forEachPair(fv, element + ": overrides", [&](const std::string& q, const YAML::Node& ok, const YAML::Node& ov) {
+      forEachPair(fv, element + ": overrides", [&](const std::string& q, const yaml::Node& ok, const yaml::Node& ov) {
         s.overrides.emplace_back(q, parseStimulus(ok, ov, element + ": override " + squote(q), false));
       });
     } else s.extra.push_back(extraField(key, fk, fv)); // set_tile_rows, matmul_ident_name, ...
@@ -1089,7 +1089,7 @@ StimulusConfig Parser::parseStimulus(const YAML::Node& k, const YAML::Node& v, c
   return s;
 }
 
-void Parser::parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& nl) {
+void Parser::parseTestConfig(const yaml::Node& k, const yaml::Node& v, Netlist& nl) {
   TestConfig tc;
   tc.loc = locOf(k);
   if (isNullScalar(v)) {
@@ -1097,7 +1097,7 @@ void Parser::parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& 
     return;
   }
   if (!expectMap(v, valueLoc(k, v), "test-config", "test-config")) return;
-  forEachPair(v, "test-config", [&](const std::string& key, const YAML::Node& fk, const YAML::Node& fv) {
+  forEachPair(v, "test-config", [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "comparison-config") tc.comparison = parseComparison(fk, fv, "test-config: comparison-config", true);
     else if (key == "stimulus-config") tc.stimulus = parseStimulus(fk, fv, "test-config: stimulus-config", true);
     else tc.extra.push_back(extraField(key, fk, fv)); // test-args, io-config, ...
@@ -1108,15 +1108,9 @@ void Parser::parseTestConfig(const YAML::Node& k, const YAML::Node& v, Netlist& 
 } // namespace
 
 std::optional<Netlist> parseNetlist(const SourceBuffer& source, DiagnosticEngine& diags) {
-  auto root = parseYaml(source, diags);
-  if (!root) return std::nullopt;
-  try {
-    return Parser(diags).run(*root);
-  } catch (const YAML::Exception& e) {
-    // yaml-cpp throws on some malformed node accesses; never let it escape.
-    diags.error("yaml-syntax", {}, std::string("invalid YAML structure: ") + e.msg);
-    return std::nullopt;
-  }
+  auto doc = parseYaml(source, diags);
+  if (!doc) return std::nullopt;
+  return Parser(diags).run(doc->root());
 }
 
 } // namespace tessera::netlist

@@ -42,10 +42,26 @@ void printLocated(std::ostream& os, const SourceBuffer& source, SourceLoc loc, c
   if (!loc.valid()) return;
   std::string_view text = source.line(loc.line);
   if (text.empty() && loc.line > source.lineCount()) return;
-  os << text << '\n';
+  // Long lines (flow-style netlists put a whole queue on one line) are shown
+  // as a window around the caret, as clang does.
+  constexpr size_t kWindow = 120;
+  size_t col = loc.col - 1;
+  size_t begin = 0;
+  std::string prefix, suffix;
+  if (text.size() > kWindow + 40) {
+    begin = col > kWindow / 2 ? col - kWindow / 2 : 0;
+    if (begin > text.size()) begin = text.size();
+    if (begin > 0) prefix = "...";
+    if (begin + kWindow < text.size()) suffix = "...";
+    text = text.substr(begin, kWindow);
+  }
+  os << prefix << text << suffix << '\n';
   // Keep tabs in the padding so the caret lines up under the same column.
-  std::string pad;
-  for (uint32_t i = 1; i < loc.col; ++i) pad += (i - 1 < text.size() && text[i - 1] == '\t') ? '\t' : ' ';
+  std::string pad(prefix.size(), ' ');
+  for (size_t i = begin; i < col; ++i) {
+    size_t j = i - begin;
+    pad += (j < text.size() && text[j] == '\t') ? '\t' : ' ';
+  }
   os << pad << "^\n";
 }
 

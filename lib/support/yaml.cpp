@@ -5,31 +5,20 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <sstream>
 #include <string>
 
 namespace tessera {
 
-SourceLoc locOf(const YAML::Node& node) {
+SourceLoc locOf(const yaml::Node& node) {
   if (!node.IsDefined()) return {};
-  YAML::Mark m = node.Mark();
+  yaml::Position m = node.Mark();
   if (m.line < 0 || m.column < 0) return {};
   return {static_cast<uint32_t>(m.line) + 1, static_cast<uint32_t>(m.column) + 1};
 }
 
-std::optional<YAML::Node> parseYaml(const SourceBuffer& source, DiagnosticEngine& diags) {
-  try {
-    std::istringstream in(source.text());
-    return YAML::Load(in);
-  } catch (const YAML::Exception& e) {
-    SourceLoc loc;
-    if (e.mark.line >= 0 && e.mark.column >= 0)
-      loc = {static_cast<uint32_t>(e.mark.line) + 1, static_cast<uint32_t>(e.mark.column) + 1};
-    diags.error("yaml-syntax", loc, "invalid YAML: " + e.msg);
-  } catch (const std::exception& e) {
-    diags.error("yaml-syntax", {}, std::string("invalid YAML: ") + e.what());
-  }
-  return std::nullopt;
+std::unique_ptr<yaml::Document> parseYaml(const SourceBuffer& source, DiagnosticEngine& diags) {
+  auto doc = yaml::Document::parse(source, diags);
+  return doc ? std::move(*doc) : nullptr;
 }
 
 namespace {
@@ -110,18 +99,18 @@ std::optional<bool> parseBool(std::string_view s) {
   return std::nullopt;
 }
 
-bool isNullScalar(const YAML::Node& node) {
+bool isNullScalar(const yaml::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return true;
   if (!node.IsScalar() || node.Tag() == "!") return false; // quoted strings are never null
   const std::string& s = node.Scalar();
   return s == "~" || s == "null" || s == "Null" || s == "NULL" || s == "None";
 }
 
-nlohmann::ordered_json yamlToJson(const YAML::Node& node, size_t& budget) {
+nlohmann::ordered_json yamlToJson(const yaml::Node& node, size_t& budget) {
   if (budget == 0) return nullptr;
   --budget;
   switch (node.Type()) {
-  case YAML::NodeType::Sequence: {
+  case yaml::NodeType::Sequence: {
     auto arr = nlohmann::ordered_json::array();
     for (const auto& item : node) {
       if (budget == 0) break;
@@ -129,7 +118,7 @@ nlohmann::ordered_json yamlToJson(const YAML::Node& node, size_t& budget) {
     }
     return arr;
   }
-  case YAML::NodeType::Map: {
+  case yaml::NodeType::Map: {
     auto obj = nlohmann::ordered_json::object();
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (budget == 0) break;
@@ -138,7 +127,7 @@ nlohmann::ordered_json yamlToJson(const YAML::Node& node, size_t& budget) {
     }
     return obj;
   }
-  case YAML::NodeType::Scalar: {
+  case yaml::NodeType::Scalar: {
     const std::string& s = node.Scalar();
     if (node.Tag() == "!") return s; // quoted: always a string
     if (isNullScalar(node)) return nullptr;

@@ -1,11 +1,13 @@
-// yaml-cpp helpers: positions, safe loading, scalar conversion and a bounded
+// YAML helpers: positions, safe loading, scalar conversion and a bounded
 // YAML -> JSON conversion for values we keep as data.
 #pragma once
 #include "support/diagnostics.hpp"
 #include "support/source.hpp"
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
+#include "support/yaml_tree.hpp"
+
+#include <memory>
 
 #include <cstdint>
 #include <optional>
@@ -13,23 +15,23 @@
 
 namespace tessera {
 
-// yaml-cpp marks are 0-based and are -1 for nodes it synthesised (null values).
-SourceLoc locOf(const YAML::Node& node);
+// 1-based position of a node; invalid for undefined nodes.
+SourceLoc locOf(const yaml::Node& node);
 
 // Parses the whole buffer. A syntax error becomes a `yaml-syntax` diagnostic
-// and nullopt; no yaml-cpp exception escapes.
-std::optional<YAML::Node> parseYaml(const SourceBuffer& source, DiagnosticEngine& diags);
+// and a null result. The nodes of the document live as long as it does.
+std::unique_ptr<yaml::Document> parseYaml(const SourceBuffer& source, DiagnosticEngine& diags);
 
 // Scalar conversions in the spellings netlists use.
 std::optional<int64_t> parseInt64(std::string_view s);   // decimal or 0x hex, optional sign
 std::optional<uint64_t> parseUInt64(std::string_view s); // decimal or 0x hex, full 64-bit range
 std::optional<double> parseReal(std::string_view s);     // also accepts integers, .inf, .nan
 std::optional<bool> parseBool(std::string_view s);       // true/false in any case, 1/0
-bool isNullScalar(const YAML::Node& node);               // null node, `~`, `null`, `None`
+bool isNullScalar(const yaml::Node& node);               // null node, `~`, `null`, `None`
 
 // Converts a YAML value to JSON with scalars typed (int, real, bool, string).
 // Visits at most `budget` nodes (decremented) so aliases cannot blow up; past
 // the budget the value is replaced by null and `budget` stays 0.
-nlohmann::ordered_json yamlToJson(const YAML::Node& node, size_t& budget);
+nlohmann::ordered_json yamlToJson(const yaml::Node& node, size_t& budget);
 
 } // namespace tessera
