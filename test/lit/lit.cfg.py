@@ -23,6 +23,7 @@ tools = {
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))
 config.substitutions.append(("%srcroot", config.tessera_src_root))
+config.substitutions.append(("%objroot", config.tessera_obj_root))
 config.substitutions.append(("%python", config.python))
 
 # Tests that read the shared BUDA corpus need it beside the checkout.
