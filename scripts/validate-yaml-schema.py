@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+"""Validates YAML files against a JSON Schema: validate-yaml-schema.py SCHEMA FILE...
+
+Prints `OK <file>` or `FAIL <file>: <path>: <message>` per file; exit 0 only
+when all are valid. Uses Debian's python3-yaml and python3-jsonschema.
+"""
+import json
+import sys
+
+import jsonschema
+import yaml
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    with open(argv[1]) as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft202012Validator(schema)
+    failed = 0
+    for path in argv[2:]:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+        if errors:
+            failed += 1
+            e = errors[0]
+            where = "/".join(str(p) for p in e.absolute_path) or "(root)"
+            print(f"FAIL {path}: {where}: {e.message}")
+        else:
+            print(f"OK {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
