@@ -3,9 +3,10 @@
 
 Usage: validate-json.py SCHEMA FILE...
 
-Prints one line per failing file and error, with the JSON path of the failing
-value (`$.queues[2].dram[0].address`), and exits 1 when any file fails (or cannot be
-read), 0 when all are valid, 2 on a usage error or an unusable schema.
+Prints one line per error, `FILE: JSON-PATH: message`, with the path of the
+failing value (`$.queues[2].dram[0].address`). Exit status: 0 when every file
+is valid, 1 when some file is invalid or unreadable, 2 on a usage error or an
+unusable schema.
 
 Needs python3-jsonschema (Debian package `python3-jsonschema`).
 """
