@@ -501,30 +501,42 @@ bool Parser::parseOperandField(const std::string& key, const yaml::Node& k, cons
 namespace {
 enum class AttrKind { Int, Bool, Real, String, IntList, InputMap };
 
-std::optional<AttrKind> attributeKind(const std::string& key) {
-  static const std::map<std::string, AttrKind> kinds = {
-      {"m_k", AttrKind::Int}, {"u_kt", AttrKind::Int}, {"z", AttrKind::Int}, {"act_t", AttrKind::Int},
-      {"fracture_factor", AttrKind::Int}, {"num_columns", AttrKind::Int}, {"num_index_tiles", AttrKind::Int},
-      {"num_indices", AttrKind::Int}, {"num_sparse_tiles", AttrKind::Int}, {"sparse_tile_ptr_bits", AttrKind::Int},
-      {"sparse_ublock_idx_bits", AttrKind::Int}, {"starting_row", AttrKind::Int}, {"indices_len", AttrKind::Int},
-      {"k", AttrKind::Int}, {"min_buffer_input", AttrKind::Int}, {"exp", AttrKind::Int},
-      {"accumulate", AttrKind::Bool}, {"approximate_mode", AttrKind::Bool}, {"bias", AttrKind::Bool},
-      {"dequant", AttrKind::Bool}, {"identity", AttrKind::Bool}, {"kreduce", AttrKind::Bool},
-      {"l1_acc", AttrKind::Bool}, {"relu_en", AttrKind::Bool}, {"requant", AttrKind::Bool},
-      {"srnd_fpu_en", AttrKind::Bool},
-      {"relu_threshold", AttrKind::Real}, {"slope", AttrKind::Real}, {"zero_point", AttrKind::Real},
-      {"dim", AttrKind::String}, {"granularity", AttrKind::String}, {"relu_mode", AttrKind::String},
-      {"sfpu_execution_thread", AttrKind::String}, {"sfpu_op", AttrKind::String}, {"sort", AttrKind::String},
-      {"stoch_rnd_mode", AttrKind::String}, {"type", AttrKind::String}, {"vector", AttrKind::String},
-      {"fused_op_id", AttrKind::String},
-      {"single_tile", AttrKind::IntList},
-      {"kernel_broadcast", AttrKind::InputMap}, {"kernel_broadcast_per_t", AttrKind::InputMap},
+// Where a known attribute lands in the typed view (a null slot: kept in `all` only).
+struct AttrSpec {
+  AttrKind kind;
+  Field<int64_t> OpAttributes::*intSlot = nullptr;
+  Field<bool> OpAttributes::*boolSlot = nullptr;
+  Field<double> OpAttributes::*realSlot = nullptr;
+  Field<std::string> OpAttributes::*stringSlot = nullptr;
+};
+
+std::optional<AttrSpec> attributeSpec(const std::string& key) {
+  using A = OpAttributes;
+  auto i = [](Field<int64_t> A::*slot = nullptr) { return AttrSpec{AttrKind::Int, slot}; };
+  auto b = [](Field<bool> A::*slot = nullptr) { return AttrSpec{AttrKind::Bool, nullptr, slot}; };
+  auto r = [](Field<double> A::*slot = nullptr) { return AttrSpec{AttrKind::Real, nullptr, nullptr, slot}; };
+  auto s = [](Field<std::string> A::*slot = nullptr) { return AttrSpec{AttrKind::String, nullptr, nullptr, nullptr, slot}; };
+  static const std::map<std::string, AttrSpec> specs = {
+      {"m_k", i(&A::mK)}, {"u_kt", i(&A::uKt)}, {"z", i(&A::z)}, {"act_t", i(&A::actT)},
+      {"fracture_factor", i(&A::fractureFactor)}, {"num_columns", i()}, {"num_index_tiles", i(&A::numIndexTiles)},
+      {"num_indices", i(&A::numIndices)}, {"num_sparse_tiles", i(&A::numSparseTiles)},
+      {"sparse_tile_ptr_bits", i(&A::sparseTilePtrBits)}, {"sparse_ublock_idx_bits", i(&A::sparseUblockIdxBits)},
+      {"starting_row", i()}, {"indices_len", i()}, {"k", i(&A::k)}, {"min_buffer_input", i()}, {"exp", i()},
+      {"accumulate", b(&A::accumulate)}, {"approximate_mode", b(&A::approximateMode)}, {"bias", b(&A::bias)},
+      {"dequant", b()}, {"identity", b(&A::identity)}, {"kreduce", b(&A::kreduce)}, {"l1_acc", b(&A::l1Acc)},
+      {"relu_en", b(&A::relu)}, {"requant", b()}, {"srnd_fpu_en", b()},
+      {"relu_threshold", r(&A::reluThreshold)}, {"slope", r()}, {"zero_point", r(&A::zeroPoint)},
+      {"dim", s(&A::reduceDim)}, {"granularity", s(&A::granularity)}, {"relu_mode", s(&A::reluMode)},
+      {"sfpu_execution_thread", s()}, {"sfpu_op", s()}, {"sort", s(&A::sort)}, {"stoch_rnd_mode", s()},
+      {"type", s(&A::reduceType)}, {"vector", s()}, {"fused_op_id", s(&A::fusedOpId)},
+      {"single_tile", AttrSpec{AttrKind::IntList}},
+      {"kernel_broadcast", AttrSpec{AttrKind::InputMap}}, {"kernel_broadcast_per_t", AttrSpec{AttrKind::InputMap}},
   };
-  auto it = kinds.find(key);
-  if (it != kinds.end()) return it->second;
+  auto it = specs.find(key);
+  if (it != specs.end()) return it->second;
   // splice: input0: [index, length, stride]
   if (key.size() > 5 && key.rfind("input", 0) == 0 && key.find_first_not_of("0123456789", 5) == std::string::npos)
-    return AttrKind::IntList;
+    return AttrSpec{AttrKind::IntList};
   return std::nullopt;
 }
 
@@ -544,66 +556,40 @@ void Parser::parseAttributes(OpAttributes& attrs, const yaml::Node& k, const yam
     SourceLoc loc = valueLoc(ak, av);
     Attribute attr{key, locOf(ak), nullptr, false};
     const std::string field = "attributes." + key;
-    auto kind = attributeKind(key);
-    if (!kind) {
+    auto spec = attributeSpec(key);
+    if (!spec) {
       attr.value = yamlToJson(av, rawBudget_); // op-specific attribute we do not model: keep it
       attrs.all.push_back(std::move(attr));
       return;
     }
     attr.known = true;
-    switch (*kind) {
+    switch (spec->kind) {
     case AttrKind::Int: {
       auto i = toInt(av, loc, element, field);
       if (!i) return;
       attr.value = *i;
-      Field<int64_t>* target = key == "m_k" ? &attrs.mK
-                               : key == "u_kt" ? &attrs.uKt
-                               : key == "z" ? &attrs.z
-                               : key == "num_indices" ? &attrs.numIndices
-                               : key == "k" ? &attrs.k
-                               : key == "num_sparse_tiles" ? &attrs.numSparseTiles
-                               : key == "num_index_tiles" ? &attrs.numIndexTiles
-                               : key == "sparse_tile_ptr_bits" ? &attrs.sparseTilePtrBits
-                               : key == "sparse_ublock_idx_bits" ? &attrs.sparseUblockIdxBits
-                               : key == "act_t" ? &attrs.actT
-                               : key == "fracture_factor" ? &attrs.fractureFactor
-                                                          : nullptr;
-      if (target) target->set(*i, loc);
+      if (spec->intSlot) (attrs.*(spec->intSlot)).set(*i, loc);
       break;
     }
     case AttrKind::Bool: {
       auto b = toBool(av, loc, element, field);
       if (!b) return;
       attr.value = *b;
-      Field<bool>* target = key == "accumulate" ? &attrs.accumulate
-                            : key == "identity" ? &attrs.identity
-                            : key == "bias" ? &attrs.bias
-                            : key == "relu_en" ? &attrs.relu
-                            : key == "approximate_mode" ? &attrs.approximateMode
-                            : key == "l1_acc" ? &attrs.l1Acc
-                            : key == "kreduce" ? &attrs.kreduce
-                                               : nullptr;
-      if (target) target->set(*b, loc);
+      if (spec->boolSlot) (attrs.*(spec->boolSlot)).set(*b, loc);
       break;
     }
     case AttrKind::Real: {
       auto r = toReal(av, loc, element, field);
       if (!r) return;
       attr.value = std::isfinite(*r) ? nlohmann::ordered_json(*r) : nlohmann::ordered_json(av.Scalar());
-      if (key == "relu_threshold") attrs.reluThreshold.set(*r, loc);
-      else if (key == "zero_point") attrs.zeroPoint.set(*r, loc);
+      if (spec->realSlot) (attrs.*(spec->realSlot)).set(*r, loc);
       break;
     }
     case AttrKind::String: {
       auto s = toString(av, loc, element, field);
       if (!s) return;
       attr.value = *s;
-      if (key == "type") attrs.reduceType.set(*s, loc);
-      else if (key == "dim") attrs.reduceDim.set(*s, loc);
-      else if (key == "relu_mode") attrs.reluMode.set(*s, loc);
-      else if (key == "fused_op_id") attrs.fusedOpId.set(*s, loc);
-      else if (key == "granularity") attrs.granularity.set(*s, loc);
-      else if (key == "sort") attrs.sort.set(*s, loc);
+      if (spec->stringSlot) (attrs.*(spec->stringSlot)).set(*s, loc);
       break;
     }
     case AttrKind::IntList: {
