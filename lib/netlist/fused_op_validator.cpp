@@ -15,6 +15,40 @@
 // sub-op reads from `intermedN` or `dest` is the block of the sub-op that last
 // wrote that buffer; the shapes of `inputN` are those of the graph op's inputs
 // after their TMs and are not checked here (net2hlks does not check them either).
+//
+// Seed constraint -> rule:
+//   General 1 fused-tile-broadcast-input    2 fused-dest-fork
+//           3 fused-dest-input1-grayskull   4 fused-dest-into-matmul-reduce
+//           5 fused-dest-into-maximum       6 fused-dest-outside-schedule
+//           7 fused-schedule-split          8 fused-grid-matmul, fused-grid-broadcast
+//           9 fused-matmul-count
+//   Not supported 1 fused-unsupported-op    2 fused-small-tile
+//           3 fused-reduce-max-rc-z         4 fused-reblock
+//           5 fused-math-fidelity           6 fused-intermed-lifetime
+//           7 fused-intermed-ublock-reuse   8 fused-ublock-order
+//           9 fused-reduce-row-order       10 fused-reduce-col-order
+//          11 fused-transpose              12 fused-binary-sfpu
+//   Matmul 12/15 fused-matmul-input1-fork   13/16 fused-matmul-input0-intermed
+//          14/17 fused-matmul-input1-intermed  18 fused-matmul-output-mk
+//   Broadcasts 19 fused-bcast-mblock       20 fused-bcast-mblock-row
+//          21 fused-bcast-ublock           22 fused-bcast-source
+//          23 fused-rc-broadcast (#1134)   24 fused-matmul-col-bcast,
+//             fused-matmul-ublock-bcast (#1135)  25 fused-matmul-intermed-dims
+//   Int 1 fused-int-op-type  2 fused-int-float-mix  3 fused-int-dest-input
+//       4 fused-int-formats  5 fused-int-input-df   6 fused-int-output-df
+//       7 fused-int-ublock-size  8 fused-int-quantization-inputs
+//       9 fused-int-requant-inputs
+//   Structure: fused-input-range, fused-intermed-range, fused-output,
+//       fused-pop-list, fused-intermed-not-popped, fused-ublock-fits-dest,
+//       fused-dims, fused-output-shape.
+// Only partly checkable statically:
+//   Not supported 5: sub-ops have no fidelity field in the format; one that
+//     sets `math_fidelity` anyway is reported when it differs from the op's.
+//   General 7: only "nothing follows a matmul/reduce in its schedule" breaks
+//     the kernel; a schedule split that was not needed is harmless, net2hlks
+//     accepts it and corpus netlists contain such splits.
+//   General 8(1)/9 and the int rules need the graph op (grid, formats), so
+//     unreferenced fused ops skip them.
 #include "netlist/validator.hpp"
 
 #include "device/arch_params.hpp"
@@ -341,7 +375,8 @@ private:
                "invalid output name: " + squote(s.output.value) + " is not output, dest or intermedN");
       checkIntermedIndex(b, outputLoc(i), s.output.value);
     }
-    // Pops release buffers the sub-op reads; anything else is a typo or a misplaced pop.
+    // Pops release buffers the sub-op reads; anything else is a typo or a
+    // misplaced pop. (An intermedN it reads is range-checked as an input.)
     auto reads = [&](const std::string& name) {
       for (const Operand& in : s.inputs)
         if (in.name == name) return true;
@@ -349,12 +384,10 @@ private:
     };
     for (const auto* list : {&s.pop, &s.popLast}) {
       const char* field = list == &s.pop ? "pop" : "pop_last";
-      for (const Field<std::string>& p : *list) {
-        checkIntermedIndex(parseBufName(p.value), p.loc, p.value);
+      for (const Field<std::string>& p : *list)
         if (!reads(p.value))
           report("fused-pop-list", i, p.loc,
                  std::string(field) + " lists " + squote(p.value) + " which is not an input of this sub-op");
-      }
     }
     for (const Field<std::string>& p : s.popLast)
       for (const Field<std::string>& q : s.pop)
@@ -618,25 +651,34 @@ private:
     }
   }
 
-  // fused-intermed-ublock-reuse: an intermediate buffer is sized for the
-  // ublock of the sub-op that first writes it (two ublocks, double
-  // buffered). Writing it later with a bigger ublock overflows it. Reusing it
-  // for a smaller ublock fits and net2hlks accepts it (corpus layernorm
-  // netlists do so), so only growth is reported.
+  // fused-intermed-ublock-reuse: net2hlks sizes an intermediate buffer for
+  // two of the biggest ublocks written to it, and L1 buffers hold whole
+  // ublocks. Reusing the buffer for ublocks of another size works only when
+  // that size divides the capacity (corpus layernorm netlists reuse a buffer
+  // for 4- and 2-tile ublocks); otherwise a ublock would wrap around the end
+  // of the buffer.
   void checkIntermedUblockReuse() {
-    std::map<std::string, size_t> firstWriter;
-    for (size_t i = 0; i < subs_.size(); ++i) {
-      const FusedSubOp& s = sub(i);
-      if (parseBufName(s.output.value).kind != BufKind::Intermed || !blockOf(s)) continue;
-      auto [it, inserted] = firstWriter.emplace(s.output.value, i);
-      if (inserted) continue;
-      Dim2 first = sub(it->second).ublock.value;
-      Dim2 now = s.ublock.value;
-      if (mul(now.r, now.c) > mul(first.r, first.c))
+    std::map<std::string, std::vector<size_t>> writers;
+    for (size_t i = 0; i < subs_.size(); ++i)
+      if (parseBufName(sub(i).output.value).kind == BufKind::Intermed && blockOf(sub(i)))
+        writers[sub(i).output.value].push_back(i);
+    for (const auto& [name, list] : writers) {
+      auto tiles = [&](size_t i) { return mul(sub(i).ublock.value.r, sub(i).ublock.value.c); };
+      size_t biggest = list.front();
+      for (size_t i : list)
+        if (tiles(i) > tiles(biggest)) biggest = i;
+      int64_t capacity = mul(2, tiles(biggest));
+      for (size_t i : list) {
+        if (capacity % tiles(i) == 0) continue;
         report("fused-intermed-ublock-reuse", i, ublockLoc(i),
-               s.output.value + " is reused for a bigger ublock " + dimStr(now) + " than the ublock " +
-                   dimStr(first) + " it was first written with; use another intermediate buffer",
-               {producerNote(static_cast<int>(it->second), "first writes " + s.output.value)});
+               name + " is reused for a ublock of a different size: " + dimStr(sub(i).ublock.value) + " (" +
+                   std::to_string(tiles(i)) + " tiles) does not divide its " + std::to_string(capacity) +
+                   "-tile buffer (two " + dimStr(sub(biggest).ublock.value) + " ublocks); use another "
+                   "intermediate buffer",
+               {producerNote(static_cast<int>(biggest), "writes " + name + " with ublock " +
+                                                            dimStr(sub(biggest).ublock.value))});
+        break;
+      }
     }
   }
 
@@ -789,21 +831,22 @@ private:
 
     if (isMatmul(t)) {
       if (s.inputs.size() < 2) return;
+      // input 0 is M x K tiles, input 1 is K x N, the output M x N (K = m_k * u_kt).
+      std::string k = inner ? std::to_string(*inner) : "K";
       if (auto b = inputView(i, 0)) {
-        TmSummary tms = summarize(s.inputs[0]);
+        bool broadcast = summarize(s.inputs[0]).cBcast != nullptr;
         if (b->rowTiles() != out->rowTiles() || (inner && b->colTiles() != *inner))
-          dimsError(0, "matmul input 0 " + operandDesc(i, 0) + (tms.cBcast ? " after broadcast" : "") + " is " +
-                           b->tilesStr() + " but the matmul writes " + std::to_string(out->rowTiles()) +
-                           " tile rows" + (inner ? " with inner dimension m_k*u_kt = " + std::to_string(*inner) : ""));
+          dimsError(0, "matmul input 0 " + operandDesc(i, 0) + " is " + b->tilesStr() +
+                           (broadcast ? " after broadcast" : "") + " but the matmul needs " +
+                           std::to_string(out->rowTiles()) + "x" + k + " tiles (output rows x m_k*u_kt)");
         else if (b->mblock.r != out->mblock.r || b->ublock.r != out->ublock.r)
           reblockError(0, "matmul input 0 " + operandDesc(i, 0) + " is blocked differently from the output rows (" +
                               out->str() + ")");
       }
       if (auto b = inputView(i, 1)) {
         if (b->colTiles() != out->colTiles() || (inner && b->rowTiles() != *inner))
-          dimsError(1, "matmul input 1 " + operandDesc(i, 1) + " is " + b->tilesStr() + " but the matmul writes " +
-                           std::to_string(out->colTiles()) + " tile columns" +
-                           (inner ? " with inner dimension m_k*u_kt = " + std::to_string(*inner) : ""));
+          dimsError(1, "matmul input 1 " + operandDesc(i, 1) + " is " + b->tilesStr() + " but the matmul needs " +
+                           k + "x" + std::to_string(out->colTiles()) + " tiles (m_k*u_kt x output columns)");
         else if (b->mblock.c != out->mblock.c || b->ublock.c != out->ublock.c)
           reblockError(1, "matmul input 1 " + operandDesc(i, 1) + " is blocked differently from the output "
                               "columns (" + out->str() + ")");
@@ -1147,14 +1190,6 @@ private:
   std::vector<std::vector<size_t>> readers_;
   std::map<std::string, std::vector<size_t>> inputReaders_;
 };
-
-// Constraints not checked here, and why:
-// - Not supported 5 (one math fidelity for all sub-ops): the format has no
-//   per-sub-op fidelity; a sub-op that writes `math_fidelity` anyway is
-//   reported by fused-math-fidelity when it differs from the op's.
-// - General 7 in full (a schedule must end in matmul/reduce or consume one):
-//   only the half that breaks the kernel is enforced (fused-schedule-split);
-//   extra schedules are harmless and net2hlks accepts them.
 
 } // namespace
 

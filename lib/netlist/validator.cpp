@@ -366,9 +366,15 @@ private:
     if (op.type.value == "fused_op") {
       if (!op.attributes.fusedOpId.present())
         d_.error("unknown-fused-op", op.type.loc, element + ": a fused_op needs attributes.fused_op_id");
-      else if (!fused_.count(op.attributes.fusedOpId.value))
+      else if (auto f = fused_.find(op.attributes.fusedOpId.value); f == fused_.end())
         d_.error("unknown-fused-op", op.attributes.fusedOpId.loc,
                  element + ": fused_op_id " + q(op.attributes.fusedOpId.value) + " names no entry of fused_ops");
+      else if (f->second->inputs.present() && op.inputsLoc.valid() &&
+               f->second->inputs.value != static_cast<int64_t>(op.inputs.size()))
+        d_.error("fused-input-count", op.inputsLoc,
+                 element + ": has " + std::to_string(op.inputs.size()) + " input(s) but fused op " + q(f->first) +
+                     " takes " + std::to_string(f->second->inputs.value))
+            .note(f->second->inputs.loc, "inputs of fused op " + q(f->first));
     }
     // Output shape check against consumers happens from the consumer side.
     (void)g;
