@@ -30,23 +30,24 @@ namespace {
 // Descriptors are loaded once per run and shared by every input.
 class DeviceCache {
 public:
-  // An explicit --device: a file path, else a bundled name. Errors go to `err`.
-  bool loadExplicit(const std::string& spec, std::ostream& err, const PrintOptions& print) {
+  // An explicit --device: a file path, else a bundled name. Returns the exit
+  // code for a failure (1: a malformed descriptor, 2: no such file or device), 0 when loaded.
+  int loadExplicit(const std::string& spec, std::ostream& err, const PrintOptions& print) {
     std::string readError;
     if (auto text = readFile(spec, readError)) {
       SourceBuffer buf(spec, std::move(*text));
       DiagnosticEngine diags;
       explicit_ = parseSocDescriptor(buf, diags);
-      printDiagnostics(err, buf, diags, print);
-      return explicit_.has_value();
+      if (printDiagnostics(err, buf, diags, print) > 0) explicit_.reset();
+      return explicit_ ? 0 : 1;
     }
     if (auto bundled = findBundledDescriptor(spec)) {
       explicit_ = std::move(bundled);
-      return true;
+      return 0;
     }
     err << "netlist-check: error: --device '" << spec << "': " << readError
         << ", and it is not a bundled device (" << bundledDeviceList() << ")\n";
-    return false;
+    return 2;
   }
 
   const SocDescriptor* explicitDevice() const { return explicit_ ? &*explicit_ : nullptr; }
@@ -62,6 +63,17 @@ private:
   std::optional<SocDescriptor> explicit_;
   std::map<Arch, std::unique_ptr<SocDescriptor>> byArch_;
 };
+
+// A path as a make rule word: spaces and '#' are backslash-escaped, '$' doubled.
+std::string makeEscape(const std::string& path) {
+  std::string out;
+  for (char ch : path) {
+    if (ch == ' ' || ch == '#') out += '\\';
+    if (ch == '$') out += '$';
+    out += ch;
+  }
+  return out;
+}
 
 std::string listedArchs(const Netlist& nl) {
   std::string s;
@@ -91,7 +103,7 @@ std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Ar
 } // namespace
 
 int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
-  PrintOptions print{opts.maxErrors, opts.warningsAsErrors};
+  PrintOptions print{opts.maxErrors, opts.warningsAsErrors, opts.noWarnings};
   if ((opts.emitJson || opts.stats || !opts.output.empty()) && opts.inputs.size() != 1 && !opts.output.empty()) {
     err << "netlist-check: error: -o needs exactly one input netlist\n";
     return 2;
@@ -118,7 +130,8 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     }
   }
   DeviceCache devices;
-  if (!opts.device.empty() && !devices.loadExplicit(opts.device, err, print)) return 1;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, err, print)) return rc;
 
   int status = 0;
   std::string result;
@@ -136,18 +149,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     if (nl) {
       if (auto target = chooseTarget(*nl, requested, devices, diags)) validateNetlist(*nl, *target, diags);
     }
-    DiagnosticEngine shown;
-    const DiagnosticEngine* toPrint = &diags;
-    if (opts.noWarnings && !opts.warningsAsErrors) {
-      for (const Diagnostic& d : diags.diagnostics()) {
-        if (d.severity != Severity::Error) continue;
-        auto b = shown.error(d.rule, d.loc, d.message);
-        for (const DiagNote& n : d.notes) b.note(n.loc, n.message);
-      }
-      toPrint = &shown;
-    }
-    size_t errors = printDiagnostics(err, source, *toPrint, print);
-    if (opts.noWarnings && !opts.warningsAsErrors) errors = diags.errorCount();
+    size_t errors = printDiagnostics(err, source, diags, print);
     if (errors > 0 || !nl) {
       status = 1;
       continue;
@@ -166,10 +168,10 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = opts.output + ":";
-    for (const auto& in : opts.inputs) deps += " " + in;
+    std::string deps = makeEscape(opts.output) + ":";
+    for (const auto& in : opts.inputs) deps += " " + makeEscape(in);
     std::string probe;
-    if (!opts.device.empty() && readFile(opts.device, probe)) deps += " " + opts.device;
+    if (!opts.device.empty() && readFile(opts.device, probe)) deps += " " + makeEscape(opts.device);
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

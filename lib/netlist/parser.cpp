@@ -215,7 +215,15 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
   }
   Netlist nl;
   bool hasDevices = false, hasQueues = false, hasGraphs = false, hasPrograms = false;
+  // A repeated section replaces the earlier one (as the BUDA backend's YAML
+  // loader does): only the last occurrence of each key is read.
+  std::map<std::string, size_t> lastOccurrence;
+  size_t position = 0;
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it->first.IsScalar()) lastOccurrence[it->first.Scalar()] = position++; // forEachPair visits scalar keys only
+  position = 0;
   forEachPair(root, "netlist", [&](const std::string& key, const yaml::Node& k, const yaml::Node& v) {
+    if (lastOccurrence[key] != position++) return;
     if (key == "devices") {
       hasDevices = true;
       parseDevices(k, v, nl);
@@ -477,7 +485,7 @@ bool Parser::parseOperandField(const std::string& key, const yaml::Node& k, cons
   if (us == std::string::npos || us == 6) return false;
   std::string num = key.substr(6, us - 6);
   std::string suffix = key.substr(us + 1);
-  if (num.find_first_not_of("0123456789") != std::string::npos || num.size() > 4) return false;
+  if (num.find_first_not_of("0123456789") != std::string::npos || num.size() > 9) return false;
   if (suffix != "tms" && suffix != "pad" && suffix != "unpad") return false;
   size_t index = std::stoul(num);
   if (index >= inputs.size()) {
@@ -616,7 +624,7 @@ void Parser::parseAttributes(OpAttributes& attrs, const yaml::Node& k, const yam
       }
       attr.value = nlohmann::ordered_json::object();
       for (auto it = av.begin(); it != av.end(); ++it) {
-        SourceLoc il = valueLoc(it->first, it->second);
+        SourceLoc il = locOf(it->first);
         std::string ik = it->first.IsScalar() ? it->first.Scalar() : "";
         auto idx = inputIndexKey(ik);
         auto tiles = it->second.IsScalar() ? parseInt64(it->second.Scalar()) : std::nullopt;

@@ -185,10 +185,15 @@ private:
                                        " is not a supported tile shape (32x32, 32x16, or 1/2/4/8/16 rows x 32)");
   }
 
+  // Saturates at UINT64_MAX: dims are bounded (positive-dims) but their product is not.
   uint64_t queueBufferBytes(const Queue& queue) const {
-    uint64_t tiles = static_cast<uint64_t>(queue.t.value) * queue.mblock.value.r * queue.mblock.value.c *
-                     queue.ublock.value.r * queue.ublock.value.c;
-    return static_cast<uint64_t>(queue.entries.value) * tiles * tileSizeBytes(queue.df.value) + kQueueHeaderBytes;
+    unsigned __int128 bytes = static_cast<unsigned __int128>(queue.entries.value) * tileSizeBytes(queue.df.value);
+    for (int64_t f : {queue.t.value, queue.mblock.value.r, queue.mblock.value.c, queue.ublock.value.r, queue.ublock.value.c}) {
+      bytes *= static_cast<uint64_t>(f);
+      if (bytes > UINT64_MAX) return UINT64_MAX;
+    }
+    bytes += kQueueHeaderBytes;
+    return bytes > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(bytes);
   }
   static constexpr uint64_t kQueueHeaderBytes = 32; // rd/wr pointers etc., as BUDA DRAM queues carry
 
@@ -225,7 +230,10 @@ private:
             queue.ublock.value.r > 0 && queue.ublock.value.c > 0 && queue.df.present()))
         continue;
       uint64_t bytes = queueBufferBytes(queue);
-      for (const AllocAddress& a : queue.dram) byChannel[a.channel].push_back({a.address, a.address + bytes, &queue, a.loc});
+      for (const AllocAddress& a : queue.dram) {
+        uint64_t end = bytes > UINT64_MAX - a.address ? UINT64_MAX : a.address + bytes;
+        byChannel[a.channel].push_back({a.address, end, &queue, a.loc});
+      }
     }
     std::set<std::pair<std::string, std::string>> reported;
     std::set<std::string> aliased;
@@ -235,17 +243,21 @@ private:
       std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.queue->name < b.queue->name;
       });
+      // Sweep in address order, comparing each buffer with the one reaching
+      // furthest so far: that also catches a buffer nested inside a big one.
+      const Range* reach = ranges.empty() ? nullptr : &ranges.front();
       for (size_t i = 1; i < ranges.size(); ++i) {
-        const Range& prev = ranges[i - 1];
         const Range& cur = ranges[i];
+        const Range& prev = *reach;
+        if (cur.end > reach->end) reach = &cur;
         if (cur.begin >= prev.end || prev.queue == cur.queue) continue;
         if (aliased.count(prev.queue->name) || aliased.count(cur.queue->name)) continue;
         if (!reported.insert({prev.queue->name, cur.queue->name}).second) continue;
         // A warning: the BUDA backend does not check this and real netlists share
         // DRAM on purpose (e.g. a cache written in place under a second name).
         d_.warning("dram-overlap", cur.loc,
-                 "queue " + q(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
-                     " overlaps a buffer of queue " + q(prev.queue->name))
+                   "queue " + q(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
+                       " overlaps a buffer of queue " + q(prev.queue->name))
             .note(prev.loc, "queue " + q(prev.queue->name) + " buffer spans " + std::to_string(prev.end - prev.begin) + " bytes from here");
       }
     }
@@ -258,14 +270,19 @@ private:
     TensorShape expected = *out;
     if (!queue.inputTms.empty()) {
       std::string why;
-      auto applied = applyTms(expected, queue.inputTms, nullptr, &why);
-      if (!applied) return; // reported by checkTms on the queue? queues' TMs are rare; skip
+      const Tm* failed = nullptr;
+      auto applied = applyTms(expected, queue.inputTms, &failed, &why);
+      if (!applied) {
+        d_.error("tm-divisibility", failed ? failed->loc : queue.inputTmsLoc,
+                 "queue " + q(queue.name) + ": input_tms on the output of " + q(producer.name) + " " + expected.str() + ": " + why);
+        return;
+      }
       expected = *applied;
     }
     if (!(expected == *qs))
       d_.error("shape-mismatch", queue.loc,
                "queue " + q(queue.name) + " holds " + qs->str() + " but its producer op " + q(producer.name) +
-                   " writes " + expected.str())
+                   " writes " + expected.str() + (queue.inputTms.empty() ? "" : " after the queue's input_tms"))
           .note(producer.loc, "op " + q(producer.name) + " defined here");
     if (producer.outDf.present() && queue.df.present() && producer.outDf.value != queue.df.value)
       d_.error("df-mismatch", queue.df.loc,
@@ -340,7 +357,9 @@ private:
                    std::string(mathFidelityName(op.mathFidelity.value)));
     // Dest capacity.
     if (dimsOk && op.ublock.present() && op.accDf.present() && op.type.value != "tilizer") {
-      bool fp32 = op.accDf.value == DataFormat::Float32 || op.accDf.value == DataFormat::Int32;
+      // Grayskull accumulates Float32 requests in 16 bits (acc-df-arch), so its dest holds 16-bit tiles.
+      bool fp32 = (op.accDf.value == DataFormat::Float32 && target_.arch != Arch::Grayskull) ||
+                  op.accDf.value == DataFormat::Int32;
       int limit = maxUblockTiles(target_.arch, fp32);
       int64_t tiles = op.ublock.value.r * op.ublock.value.c;
       if (tiles > limit)
@@ -410,12 +429,13 @@ private:
   void checkUntilize(const Op& op) {
     const std::string element = "op " + q(op.name);
     SourceLoc loc = op.untilizeOutput.loc;
-    for (const auto& [name, consumer] : ops_)
-      for (const Operand& in : consumer->inputs)
-        if (in.name == op.name)
-          d_.error("untilize-output", in.loc, "op " + q(consumer->name) + " reads op " + q(op.name) +
-                                                  ", whose output is untilized; an untilized output may only feed queues")
-              .note(loc, "untilize_output set here");
+    for (const Graph& g : nl_.graphs)
+      for (const Op& consumer : g.ops)
+        for (const Operand& in : consumer.inputs)
+          if (in.name == op.name)
+            d_.error("untilize-output", in.loc, "op " + q(consumer.name) + " reads op " + q(op.name) +
+                                                    ", whose output is untilized; an untilized output may only feed queues")
+                .note(loc, "untilize_output set here");
     for (const Queue& queue : nl_.queues) {
       if (queue.input.value != op.name) continue;
       if (queue.gridSize.present() && !(queue.gridSize.value == Dim2{1, 1}))
@@ -505,7 +525,8 @@ private:
     if (isEltwise(type)) return out;
     if (type == "matmul") {
       if (a.identity.value || a.accumulate.value || a.z.present() || a.find("requant") || a.find("dequant")) return std::nullopt;
-      if (!a.mK.present() || !a.uKt.present()) return std::nullopt;
+      if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1) return std::nullopt;
+      if (a.mK.value > (1 << 20) || a.uKt.value > (1 << 20)) return std::nullopt;
       int64_t k = a.mK.value * a.uKt.value;
       if (index == 0) return TensorShape{out.t, out.r, k};
       if (index == 1) return TensorShape{out.t, k, out.c};
@@ -527,7 +548,10 @@ private:
     for (const Op& op : g.ops) {
       if (!op.gridLoc.present() || !op.gridSize.present()) continue;
       Dim2 s = op.placedGridSize();
-      if (s.r < 1 || s.c < 1) continue;
+      // Grids already rejected by positive-dims/grid-bounds would only add noise (and overflow).
+      constexpr int64_t kMax = 1 << 20;
+      if (s.r < 1 || s.c < 1 || s.r > kMax || s.c > kMax) continue;
+      if (op.gridLoc.value.r < 0 || op.gridLoc.value.c < 0 || op.gridLoc.value.r > kMax || op.gridLoc.value.c > kMax) continue;
       placed.push_back({&op, op.gridLoc.value.r, op.gridLoc.value.c, op.gridLoc.value.r + s.r, op.gridLoc.value.c + s.c});
     }
     for (size_t i = 0; i < placed.size(); ++i)

@@ -45,7 +45,7 @@ void printLocated(std::ostream& os, const SourceBuffer& source, SourceLoc loc, c
   // Long lines (flow-style netlists put a whole queue on one line) are shown
   // as a window around the caret, as clang does.
   constexpr size_t kWindow = 120;
-  size_t col = loc.col - 1;
+  size_t col = loc.col > 0 ? loc.col - 1 : 0;
   size_t begin = 0;
   std::string prefix, suffix;
   if (text.size() > kWindow + 40) {
@@ -74,6 +74,7 @@ size_t printDiagnostics(std::ostream& os, const SourceBuffer& source, const Diag
   for (const Diagnostic& d : engine.diagnostics()) {
     bool isError = d.severity == Severity::Error || options.warningsAsErrors;
     if (stopped) break;
+    if (!isError && options.hideWarnings) continue;
     if (isError && options.maxErrors && printedErrors == options.maxErrors) {
       os << source.name() << ": note: too many errors emitted, stopping now [-ferror-limit=" << options.maxErrors
          << "]\n";

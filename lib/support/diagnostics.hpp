@@ -60,7 +60,8 @@ private:
 
 struct PrintOptions {
   size_t maxErrors = 20;         // 0 = print every error
-  bool warningsAsErrors = false; // print warnings as errors
+  bool warningsAsErrors = false; // print warnings as errors (and count them)
+  bool hideWarnings = false;     // print no warnings (ignored under warningsAsErrors)
 };
 
 // Prints every diagnostic of `engine` for the file `source` (name may be used

@@ -2,6 +2,8 @@
 
 #include <yaml.h>
 
+#include <algorithm>
+
 namespace tessera::yaml {
 
 namespace {
@@ -109,6 +111,14 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
     if (!yaml_parser_parse(&parser.p, &ev.e)) {
       std::string message = parser.p.problem ? parser.p.problem : "malformed input";
       if (parser.p.context) message += std::string(" ") + parser.p.context;
+      if (parser.p.error == YAML_READER_ERROR) {
+        // Reader errors (bad UTF-8, control characters) carry a byte offset, not a mark.
+        size_t offset = std::min(parser.p.problem_offset, source.text().size());
+        size_t line = 0, lineStart = 0;
+        for (size_t i = 0; i < offset; ++i)
+          if (source.text()[i] == '\n') ++line, lineStart = i + 1;
+        return fail(line, offset - lineStart, message);
+      }
       return fail(parser.p.problem_mark.line, parser.p.problem_mark.column, message);
     }
     const yaml_event_t& e = ev.e;

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
       ->type_name("<file>");
   app.add_option("--depfile", opts.depfile, "Write a make depfile for -o")->type_name("<file>");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors per file (0: no limit)")
-      ->default_val(20);
+      ->default_val(20)
+      ->check(CLI::Range(0, 1000000));
   app.add_flag("--warnings-as-errors,-W", opts.warningsAsErrors, "Treat warnings as errors");
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
   app.set_version_flag("--version", tessera::netlist::versionString("netlist-check"));
