@@ -170,10 +170,12 @@ private:
     extra.push_back(extraField(key, k, v));
   }
 
-  void requireFields(SourceLoc loc, const std::string& element,
-                     std::initializer_list<std::pair<const char*, bool>> fields) {
-    for (auto& [name, present] : fields)
-      if (!present) d_.error("missing-field", loc, element + ": missing required field '" + name + "'");
+  // Required keys must be written; a key written with a bad value already has
+  // its own field-type error, so it is not also reported as missing.
+  void requireKeys(const yaml::Node& map, SourceLoc loc, const std::string& element,
+                   std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+      if (!map[key].IsDefined()) d_.error("missing-field", loc, element + ": missing required field '" + key + "'");
   }
 
   // ------------------------------------------------------------ sections
@@ -214,7 +216,6 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
     return std::nullopt;
   }
   Netlist nl;
-  bool hasDevices = false, hasQueues = false, hasGraphs = false, hasPrograms = false;
   // A repeated section replaces the earlier one (as the BUDA backend's YAML
   // loader does): only the last occurrence of each key is read.
   std::map<std::string, size_t> lastOccurrence;
@@ -225,17 +226,14 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
   forEachPair(root, "netlist", [&](const std::string& key, const yaml::Node& k, const yaml::Node& v) {
     if (lastOccurrence[key] != position++) return;
     if (key == "devices") {
-      hasDevices = true;
       parseDevices(k, v, nl);
     } else if (key == "queues") {
-      hasQueues = true;
       if (isNullScalar(v)) return;
       if (expectMap(v, valueLoc(k, v), "netlist", "queues"))
         forEachPair(v, "queues", [&](const std::string& name, const yaml::Node& qk, const yaml::Node& qv) {
           parseQueue(name, qk, qv, nl);
         }, false);
     } else if (key == "graphs") {
-      hasGraphs = true;
       if (isNullScalar(v)) return;
       if (expectMap(v, valueLoc(k, v), "netlist", "graphs"))
         forEachPair(v, "graphs", [&](const std::string& name, const yaml::Node& gk, const yaml::Node& gv) {
@@ -244,7 +242,6 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
     } else if (key == "fused_ops") {
       parseFusedOps(k, v, nl);
     } else if (key == "programs") {
-      hasPrograms = true;
       parsePrograms(k, v, nl);
     } else if (key == "test-config") {
       parseTestConfig(k, v, nl);
@@ -255,8 +252,7 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
       nl.extra.push_back(extraField(key, k, v));
     }
   });
-  requireFields({1, 1}, "netlist", {{"devices", hasDevices}, {"queues", hasQueues}, {"graphs", hasGraphs},
-                                    {"programs", hasPrograms}});
+  requireKeys(root, {1, 1}, "netlist", {"devices", "queues", "graphs", "programs"});
   return nl;
 }
 
@@ -351,11 +347,8 @@ void Parser::parseQueue(const std::string& name, const yaml::Node& k, const yaml
       q.inputTms = parseTms(fk, fv, element);
     } else unknownField(q.extra, element, key, fk, fv);
   });
-  requireFields(q.loc, element,
-                {{"input", q.input.present()}, {"type", q.type.present()}, {"entries", q.entries.present()},
-                 {"grid_size", q.gridSize.present()}, {"t", q.t.present()}, {"mblock", q.mblock.present()},
-                 {"ublock", q.ublock.present()}, {"df", q.df.present()}, {"target_device", q.targetDevice.present()},
-                 {"loc", q.location.present()}});
+  requireKeys(v, q.loc, element,
+              {"input", "type", "entries", "grid_size", "t", "mblock", "ublock", "df", "target_device", "loc"});
   nl.queues.push_back(std::move(q));
 }
 
@@ -662,7 +655,7 @@ void Parser::parseGraph(const std::string& name, const yaml::Node& k, const yaml
       g.ops.push_back(std::move(op));
     } else unknownField(g.extra, element, key, fk, fv);
   }, false);
-  requireFields(g.loc, element, {{"target_device", g.targetDevice.present()}, {"input_count", g.inputCount.present()}});
+  requireKeys(v, g.loc, element, {"target_device", "input_count"});
   nl.graphs.push_back(std::move(g));
 }
 
@@ -731,12 +724,9 @@ void Parser::parseOp(Op& op, const yaml::Node& v) {
     else if (parseOperandField(key, fk, fv, op.inputs, element)) return;
     else unknownField(op.extra, element, key, fk, fv);
   });
-  requireFields(op.loc, element,
-                {{"type", op.type.present()}, {"grid_loc", op.gridLoc.present()}, {"grid_size", op.gridSize.present()},
-                 {"inputs", op.inputsLoc.valid()}, {"in_df", op.inDfLoc.valid()}, {"out_df", op.outDf.present()},
-                 {"acc_df", op.accDf.present()}, {"intermed_df", op.intermedDf.present()},
-                 {"math_fidelity", op.mathFidelity.present()}, {"t", op.t.present()}, {"mblock", op.mblock.present()},
-                 {"ublock", op.ublock.present()}});
+  requireKeys(v, op.loc, element,
+              {"type", "grid_loc", "grid_size", "inputs", "in_df", "out_df", "acc_df", "intermed_df", "math_fidelity", "t",
+               "mblock", "ublock"});
 }
 
 // ====================================================================== fused ops
@@ -749,12 +739,10 @@ void Parser::parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl
     f.loc = locOf(fk);
     const std::string element = "fused op " + squote(id);
     if (!expectMap(fv, valueLoc(fk, fv), element, "definition")) return;
-    bool hasSchedules = false;
     forEachPair(fv, element, [&](const std::string& key, const yaml::Node& sk, const yaml::Node& sv) {
       if (key == "inputs") intField(f.inputs, sk, sv, element);
       else if (key == "intermediates") intField(f.intermediates, sk, sv, element);
       else if (key == "schedules") {
-        hasSchedules = true;
         if (!sv.IsSequence()) {
           typeError(valueLoc(sk, sv), element, "schedules", "a list of schedules (each a list of sub-ops)", sv);
           return;
@@ -783,8 +771,7 @@ void Parser::parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl
         }
       } else unknownField(f.extra, element, key, sk, sv);
     });
-    requireFields(f.loc, element, {{"inputs", f.inputs.present()}, {"intermediates", f.intermediates.present()},
-                                   {"schedules", hasSchedules}});
+    requireKeys(fv, f.loc, element, {"inputs", "intermediates", "schedules"});
     nl.fusedOps.push_back(std::move(f));
   }, false);
 }
@@ -827,9 +814,7 @@ void Parser::parseFusedSubOp(FusedSubOp& sub, const yaml::Node& v, const std::st
     else if (parseOperandField(key, fk, fv, sub.inputs, element)) return;
     else unknownField(sub.extra, element, key, fk, fv);
   });
-  requireFields(sub.loc, element, {{"type", sub.type.present()}, {"inputs", sub.inputsLoc.valid()},
-                                   {"output", sub.output.present()}, {"mblock", sub.mblock.present()},
-                                   {"ublock", sub.ublock.present()}});
+  requireKeys(v, sub.loc, element, {"type", "inputs", "output", "mblock", "ublock"});
 }
 
 // ====================================================================== programs
