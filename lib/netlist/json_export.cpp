@@ -337,21 +337,6 @@ void comparisonFields(Json& j, const ComparisonConfig& c) {
   j["verbosity"] = strJson(c.verbosity);
 }
 
-Json comparisonJson(const ComparisonConfig& c) {
-  Json j{{"loc", locJson(c.loc)}};
-  comparisonFields(j, c);
-  Json overrides = Json::array();
-  for (const auto& [queue, o] : c.overrides) {
-    Json oj{{"name", queue}, {"loc", locJson(o.loc)}};
-    comparisonFields(oj, o);
-    oj["extra"] = extraJson(o.extra);
-    overrides.push_back(std::move(oj));
-  }
-  j["overrides"] = std::move(overrides);
-  j["extra"] = extraJson(c.extra);
-  return j;
-}
-
 void stimulusFields(Json& j, const StimulusConfig& s) {
   j["type"] = strJson(s.type);
   j["uniform_lower_bound"] = realJson(s.uniformLowerBound);
@@ -365,26 +350,28 @@ void stimulusFields(Json& j, const StimulusConfig& s) {
   j["debug_tile_id_step"] = realJson(s.debugTileIdStep);
 }
 
-Json stimulusJson(const StimulusConfig& s) {
-  Json j{{"loc", locJson(s.loc)}};
-  stimulusFields(j, s);
+// Comparison and stimulus configs share their shape: fields, then overrides
+// (per queue-name pattern, the same fields) and the unknown keys.
+template <class Config> Json configJson(const Config& c, void (*fields)(Json&, const Config&)) {
+  Json j{{"loc", locJson(c.loc)}};
+  fields(j, c);
   Json overrides = Json::array();
-  for (const auto& [queue, o] : s.overrides) {
+  for (const auto& [queue, o] : c.overrides) {
     Json oj{{"name", queue}, {"loc", locJson(o.loc)}};
-    stimulusFields(oj, o);
+    fields(oj, o);
     oj["extra"] = extraJson(o.extra);
     overrides.push_back(std::move(oj));
   }
   j["overrides"] = std::move(overrides);
-  j["extra"] = extraJson(s.extra);
+  j["extra"] = extraJson(c.extra);
   return j;
 }
 
 Json testConfigJson(const std::optional<TestConfig>& tc) {
   if (!tc) return nullptr;
   return Json{{"loc", locJson(tc->loc)},
-              {"comparison_config", tc->comparison ? comparisonJson(*tc->comparison) : Json(nullptr)},
-              {"stimulus_config", tc->stimulus ? stimulusJson(*tc->stimulus) : Json(nullptr)},
+              {"comparison_config", tc->comparison ? configJson(*tc->comparison, comparisonFields) : Json(nullptr)},
+              {"stimulus_config", tc->stimulus ? configJson(*tc->stimulus, stimulusFields) : Json(nullptr)},
               {"extra", extraJson(tc->extra)}};
 }
 
