@@ -2,9 +2,10 @@
 # Conformance driver: runs every netlist under the given directories through a
 # stage and prints one line per file, then `N passed, M failed`.
 #
-#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH] STAGE DIR...
+#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] STAGE DIR...
 #
-# STAGE: check   netlist-check (parse + validate against the netlist's first arch)
+# STAGE: check   netlist-check (parse + validate against the netlist's first arch,
+#                or --arch, or with --all-archs every arch the netlist lists)
 #
 # Per file: PASS; REJECTED <rule>: <first error> when the tool rejected the
 # netlist with a diagnostic; FAIL <reason> when it crashed, hung (60 s) or exited
@@ -17,12 +18,13 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --all-archs) arch_args=(--all-archs); shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH] STAGE DIR..." >&2
+  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] STAGE DIR..." >&2
   exit 2
 fi
 stage="$1"; shift

@@ -8,7 +8,9 @@
 #include "support/file_io.hpp"
 #include "support/version.hpp"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -100,6 +102,44 @@ std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Ar
   return ValidationTarget{arch, device};
 }
 
+// --all-archs: the netlist against every arch it lists. A problem found for
+// several archs is reported once, with a note naming the archs it applies to.
+void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngine& diags) {
+  struct Found {
+    const Diagnostic* diag;
+    std::vector<std::string> archs;
+  };
+  std::vector<DiagnosticEngine> perArch;
+  std::vector<std::string> names;
+  std::set<Arch> seen;
+  for (const auto& a : nl.devices.arch) {
+    if (!seen.insert(a.value).second) continue;
+    const SocDescriptor& device = devices.forArch(a.value);
+    perArch.emplace_back();
+    validateNetlist(nl, ValidationTarget{a.value, &device}, perArch.back());
+    names.push_back(std::string(archName(a.value)) + " (" + device.name + ")");
+  }
+  std::vector<Found> merged;
+  for (size_t i = 0; i < perArch.size(); ++i)
+    for (const Diagnostic& d : perArch[i].diagnostics()) {
+      auto same = std::find_if(merged.begin(), merged.end(), [&](const Found& f) {
+        return f.diag->rule == d.rule && f.diag->loc == d.loc && f.diag->message == d.message;
+      });
+      if (same == merged.end()) merged.push_back({&d, {names[i]}});
+      else same->archs.push_back(names[i]);
+    }
+  for (const Found& f : merged) {
+    auto b = f.diag->severity == Severity::Error ? diags.error(f.diag->rule, f.diag->loc, f.diag->message)
+                                                  : diags.warning(f.diag->rule, f.diag->loc, f.diag->message);
+    for (const DiagNote& n : f.diag->notes) b.note(n.loc, n.message);
+    if (f.archs.size() < perArch.size()) {
+      std::string list;
+      for (const auto& a : f.archs) list += (list.empty() ? "" : ", ") + a;
+      b.note("found when checking against " + list);
+    }
+  }
+}
+
 } // namespace
 
 int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
@@ -147,7 +187,8 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     DiagnosticEngine diags;
     std::optional<Netlist> nl = parseNetlist(source, diags);
     if (nl) {
-      if (auto target = chooseTarget(*nl, requested, devices, diags)) validateNetlist(*nl, *target, diags);
+      if (opts.allArchs) validateForEachArch(*nl, devices, diags);
+      else if (auto target = chooseTarget(*nl, requested, devices, diags)) validateNetlist(*nl, *target, diags);
     }
     size_t errors = printDiagnostics(err, source, diags, print);
     if (errors > 0 || !nl) {

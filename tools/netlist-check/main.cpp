@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
       ->type_name("<arch>");
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one")
       ->type_name("<soc-descriptor>");
+  auto* allArchs = app.add_flag("--all-archs", opts.allArchs,
+                                "Check against every arch the netlist lists (bundled default descriptors)");
+  allArchs->excludes(app.get_option("--arch"))->excludes(app.get_option("--device"));
   app.add_flag("--emit-json", opts.emitJson, "Print the normalized model as JSON (docs/netlist-json.md)");
   app.add_flag("--stats", opts.stats, "Print a summary: ops by type, cores per graph, queue bytes per DRAM channel");
   app.add_option("-o,--output", opts.output, "Write --emit-json/--stats output to this file instead of stdout")
