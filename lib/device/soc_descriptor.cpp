@@ -304,9 +304,14 @@ private:
     }
     SocFeatures& f = soc_.features;
     // Only the fields we model are checked; other feature keys are upstream's business.
-    for (auto& [group, groupKv] : entries(kv.value, "'features'", nullptr)) {
+    // Plain references, not structured bindings: the lambdas below capture them (clang < 16).
+    for (auto& groupEntry : entries(kv.value, "'features'", nullptr)) {
+      const auto& group = groupEntry.first;
+      auto& groupKv = groupEntry.second;
       if (!groupKv.value.IsMap()) continue;
-      for (auto& [field, fieldKv] : entries(groupKv.value, "'features." + group + "'", nullptr)) {
+      for (auto& fieldEntry : entries(groupKv.value, "'features." + group + "'", nullptr)) {
+        const auto& field = fieldEntry.first;
+        auto& fieldKv = fieldEntry.second;
         auto asInt = [&](int& out) {
           auto v = unsignedValue(fieldKv);
           if (v && *v > 1000000) error(locOf(fieldKv.value), "'" + field + "' is out of range");

@@ -263,7 +263,11 @@ struct Program {
 };
 
 // ---------------------------------------------------------------- test-config
+// The configs hold overrides of their own type; their default constructors are
+// defaulted out of line so std::pair<std::string, Self> sees a complete type
+// (clang 14 with libstdc++ 12 rejects the in-class implicit one).
 struct ComparisonConfig {
+  ComparisonConfig();
   SourceLoc loc;
   Field<std::string> type; // Exact, AllClose, AllCloseHw
   Field<double> atol, rtol, checkPct, checkPcc;
@@ -273,6 +277,7 @@ struct ComparisonConfig {
 };
 
 struct StimulusConfig {
+  StimulusConfig();
   SourceLoc loc;
   Field<std::string> type; // Uniform, Normal, Constant, Step, StepRowwise, DebugTileId, sparse, ...
   Field<double> uniformLowerBound, uniformUpperBound, normalMean, normalStddev, constantValue;
@@ -280,6 +285,9 @@ struct StimulusConfig {
   std::vector<ExtraField> extra; // set_tile_rows, matmul_ident_name, ...
   std::vector<std::pair<std::string, StimulusConfig>> overrides;
 };
+
+inline ComparisonConfig::ComparisonConfig() = default;
+inline StimulusConfig::StimulusConfig() = default;
 
 struct TestConfig {
   SourceLoc loc;

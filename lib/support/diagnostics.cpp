@@ -51,15 +51,22 @@ void printLocated(std::ostream& os, const SourceBuffer& source, SourceLoc loc, c
   if (text.size() > kWindow + 40) {
     begin = col > kWindow / 2 ? col - kWindow / 2 : 0;
     if (begin > text.size()) begin = text.size();
+    // Never cut a UTF-8 sequence: move the window edges to character starts.
+    auto continuation = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+    while (begin > 0 && continuation(begin)) --begin;
+    size_t end = std::min(text.size(), begin + kWindow);
+    while (continuation(end)) ++end;
     if (begin > 0) prefix = "...";
-    if (begin + kWindow < text.size()) suffix = "...";
-    text = text.substr(begin, kWindow);
+    if (end < text.size()) suffix = "...";
+    text = text.substr(begin, end - begin);
   }
   os << prefix << text << suffix << '\n';
   // Keep tabs in the padding so the caret lines up under the same column.
   std::string pad(prefix.size(), ' ');
+  // One pad character per displayed character: UTF-8 continuation bytes take no column.
   for (size_t i = begin; i < col; ++i) {
     size_t j = i - begin;
+    if (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) continue;
     pad += (j < text.size() && text[j] == '\t') ? '\t' : ' ';
   }
   os << pad << "^\n";

@@ -78,6 +78,38 @@ struct Event {
 
 bool isNullPlain(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
 
+// libyaml counts columns in characters; diagnostics count bytes, as GCC and
+// clang do. Only lines with non-ASCII bytes need the walk.
+class ByteColumns {
+public:
+  explicit ByteColumns(const SourceBuffer& source) : source_(source), ascii_(source.lineCount() + 1, true) {
+    uint32_t line = 1;
+    const std::string& text = source.text();
+    for (size_t i = 0; i < text.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(text[i]);
+      if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) ++line;
+      else if (c >= 0x80 && line < ascii_.size()) ascii_[line] = false;
+    }
+  }
+  // 0-based line and character column -> 0-based byte column.
+  size_t operator()(size_t line0, size_t charColumn) const {
+    size_t line = line0 + 1;
+    if (line >= ascii_.size() || ascii_[line]) return charColumn;
+    std::string_view text = source_.line(static_cast<uint32_t>(line));
+    size_t bytes = 0, chars = 0;
+    while (chars < charColumn && bytes < text.size()) {
+      ++bytes;
+      while (bytes < text.size() && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) ++bytes;
+      ++chars;
+    }
+    return bytes + (charColumn - chars);
+  }
+
+private:
+  const SourceBuffer& source_;
+  std::vector<bool> ascii_; // by 1-based line
+};
+
 } // namespace
 
 std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& source, DiagnosticEngine& diags) {
@@ -85,6 +117,7 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
   Parser parser;
   yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(source.text().data()),
                                source.text().size());
+  ByteColumns byteColumn(source);
   auto fail = [&](size_t line, size_t column, const std::string& message) {
     diags.error("yaml-syntax", {static_cast<uint32_t>(line) + 1, static_cast<uint32_t>(column) + 1},
                 "invalid YAML: " + message);
@@ -96,7 +129,7 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
   int documents = 0;
   auto addNode = [&](Data data, const yaml_event_t& e) -> uint32_t {
     data.line = static_cast<int>(e.start_mark.line);
-    data.column = static_cast<int>(e.start_mark.column);
+    data.column = static_cast<int>(byteColumn(e.start_mark.line, e.start_mark.column));
     auto index = static_cast<uint32_t>(doc->nodes_.size());
     doc->nodes_.push_back(std::move(data));
     expanded.push_back(1);
@@ -119,7 +152,8 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
           if (source.text()[i] == '\n') ++line, lineStart = i + 1;
         return fail(line, offset - lineStart, message);
       }
-      return fail(parser.p.problem_mark.line, parser.p.problem_mark.column, message);
+      return fail(parser.p.problem_mark.line, byteColumn(parser.p.problem_mark.line, parser.p.problem_mark.column),
+                  message);
     }
     const yaml_event_t& e = ev.e;
     switch (e.type) {
@@ -127,7 +161,7 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
       return doc;
     case YAML_DOCUMENT_START_EVENT:
       if (++documents > 1)
-        return fail(e.start_mark.line, e.start_mark.column, "a netlist file holds one YAML document, found a second");
+        return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column), "a netlist file holds one YAML document, found a second");
       break;
     case YAML_SCALAR_EVENT: {
       Data d;
@@ -142,7 +176,7 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
       if (static_cast<int>(open.size()) >= kMaxDepth)
-        return fail(e.start_mark.line, e.start_mark.column,
+        return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column),
                     "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
       Data d;
       bool seq = e.type == YAML_SEQUENCE_START_EVENT;
@@ -162,7 +196,7 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
       for (uint32_t child : doc->nodes_[index].children) total += expanded[child];
       expanded[index] = total;
       if (total > kMaxExpandedNodes)
-        return fail(e.start_mark.line, e.start_mark.column, "aliases expand to more than " +
+        return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column), "aliases expand to more than " +
                                                                 std::to_string(kMaxExpandedNodes) + " nodes");
       break;
     }
@@ -175,11 +209,11 @@ std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& sou
           break;
         }
       if (target == UINT32_MAX)
-        return fail(e.start_mark.line, e.start_mark.column, "alias *" + name + " names no anchor");
-      if (open.empty()) return fail(e.start_mark.line, e.start_mark.column, "a document cannot be only an alias");
+        return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column), "alias *" + name + " names no anchor");
+      if (open.empty()) return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column), "a document cannot be only an alias");
       for (uint32_t ancestor : open)
         if (ancestor == target)
-          return fail(e.start_mark.line, e.start_mark.column, "alias *" + name + " refers to a node that contains it");
+          return fail(e.start_mark.line, byteColumn(e.start_mark.line, e.start_mark.column), "alias *" + name + " refers to a node that contains it");
       // An alias shares its target node: the tree becomes a DAG, bounded by kMaxExpandedNodes.
       doc->nodes_[open.back()].children.push_back(target);
       break;
