@@ -12,7 +12,8 @@ constexpr uint64_t kWormholeL1 = 1464 * 1024;
 // Every arch has 64 overlay streams per core; we use that count uniformly so
 // pipegen's resource checks do not depend on per-arch stream reservations.
 constexpr ArchParams kGrayskull{Arch::Grayskull, 16, 2, 64, kGrayskullL1, false, false};
-constexpr ArchParams kWormhole{Arch::Wormhole, 16, 2, 64, kWormholeL1, true, true};
+// Wormhole (A0) has a dest register four times the size of the others'.
+constexpr ArchParams kWormhole{Arch::Wormhole, 64, 2, 64, kWormholeL1, true, true};
 constexpr ArchParams kWormholeB0{Arch::WormholeB0, 16, 2, 64, kWormholeL1, true, true};
 constexpr ArchParams kBlackhole{Arch::Blackhole, 16, 2, 64, kWormholeL1, true, true};
 

@@ -93,6 +93,8 @@ struct Queue {
 
   UblockOrder order() const { return ublockOrder.present() ? ublockOrder.value : UblockOrder::R; }
   bool isHostFed() const { return input.value == "HOST"; }
+  // Fed by another netlist (BUDA's `net2net` naming): no producer op here.
+  bool isExternal() const { return input.value.find("net2net") != std::string::npos; }
 };
 
 // ---------------------------------------------------------------- ops

@@ -1,6 +1,7 @@
 #include "netlist/validator.hpp"
 
 #include "device/arch_params.hpp"
+#include "netlist/format_rules.hpp"
 #include "netlist/shape.hpp"
 
 #include <algorithm>
@@ -133,7 +134,7 @@ private:
     bool dimsOk = checkPositive(element, {{"grid_size", &queue.gridSize}, {"mblock", &queue.mblock}, {"ublock", &queue.ublock}},
                                 {{"t", &queue.t}, {"entries", &queue.entries}});
     // Producer.
-    if (queue.input.present() && !queue.isHostFed()) {
+    if (queue.input.present() && !queue.isHostFed() && !queue.isExternal()) {
       auto op = ops_.find(queue.input.value);
       if (op == ops_.end()) {
         if (queues_.count(queue.input.value))
@@ -186,6 +187,28 @@ private:
   }
 
   // Saturates at UINT64_MAX: dims are bounded (positive-dims) but their product is not.
+  // Tiles smaller than 32x32: no integer formats, and the tile must stay a
+  // multiple of 32 bytes for the NOC (Bfp2 with 1 or 2 rows and Bfp4 with 1 row are not).
+  void checkTinyTileFormats(const Op& op) {
+    Dim2 tile = op.tileDim.value;
+    if (tile == Dim2{32, 32}) return;
+    const std::string element = "op " + q(op.name);
+    std::vector<const Field<DataFormat>*> formats{&op.outDf};
+    for (const auto& f : op.inDf) formats.push_back(&f);
+    for (const Field<DataFormat>* f : formats) {
+      if (!f->present()) continue;
+      DataFormat df = f->value;
+      if (df == DataFormat::Int8 || df == DataFormat::Int32)
+        d_.error("tile-dim-format", f->loc, element + ": " + std::string(dataFormatName(df)) + " is not supported with " +
+                                                dimStr(tile) + " tiles (32x32 only)");
+      bool bfp2 = df == DataFormat::Bfp2 || df == DataFormat::Bfp2_b;
+      bool bfp4 = df == DataFormat::Bfp4 || df == DataFormat::Bfp4_b;
+      if ((bfp2 && tile.r <= 2) || (bfp4 && tile.r == 1))
+        d_.error("tile-dim-format", f->loc, element + ": a " + dimStr(tile) + " tile in " + std::string(dataFormatName(df)) +
+                                                " is not a multiple of 32 bytes, which the NOC moves");
+    }
+  }
+
   uint64_t queueBufferBytes(const Queue& queue) const {
     unsigned __int128 bytes = static_cast<unsigned __int128>(queue.entries.value) * tileSizeBytes(queue.df.value);
     for (int64_t f : {queue.t.value, queue.mblock.value.r, queue.mblock.value.c, queue.ublock.value.r, queue.ublock.value.c}) {
@@ -284,6 +307,13 @@ private:
                "queue " + q(queue.name) + " holds " + qs->str() + " but its producer op " + q(producer.name) +
                    " writes " + expected.str() + (queue.inputTms.empty() ? "" : " after the queue's input_tms"))
           .note(producer.loc, "op " + q(producer.name) + " defined here");
+    Dim2 opTile = producer.tileDim.present() ? producer.tileDim.value : Dim2{32, 32};
+    Dim2 queueTile = queue.tileDim.present() ? queue.tileDim.value : Dim2{32, 32};
+    if (!(opTile == queueTile))
+      d_.error("tile-dim-mismatch", queue.tileDim.present() ? queue.tileDim.loc : queue.loc,
+               "queue " + q(queue.name) + " has tile_dim " + dimStr(queueTile) + " but its producer op " + q(producer.name) +
+                   " writes " + dimStr(opTile) + " tiles")
+          .note(producer.tileDim.present() ? producer.tileDim.loc : producer.loc, "tile_dim of " + q(producer.name));
     if (producer.outDf.present() && queue.df.present() && producer.outDf.value != queue.df.value)
       d_.error("df-mismatch", queue.df.loc,
                "queue " + q(queue.name) + " has df " + std::string(dataFormatName(queue.df.value)) + " but op " +
@@ -347,19 +377,10 @@ private:
       if (!archSupportsFormat(f.value)) formatArchError(f.loc, element, f.value);
     for (const Field<DataFormat>* f : {&op.outDf, &op.intermedDf, &op.accDf})
       if (f->present() && !archSupportsFormat(f->value)) formatArchError(f->loc, element, f->value);
-    if (op.accDf.present() && op.accDf.value == DataFormat::Float32 && target_.arch == Arch::Grayskull)
-      d_.warning("acc-df-arch", op.accDf.loc,
-                 element + ": acc_df Float32 needs a 32-bit dest register, which grayskull does not have; it accumulates in 16 bits");
-    if (op.accDf.present() && op.accDf.value == DataFormat::Int32 && op.mathFidelity.present() &&
-        op.mathFidelity.value != MathFidelity::HiFi4)
-      d_.error("int-math-fidelity", op.mathFidelity.loc,
-               element + ": integer math (acc_df Int32) needs math_fidelity HiFi4 to multiply all bits, got " +
-                   std::string(mathFidelityName(op.mathFidelity.value)));
+    checkOpFormats(op, target_.arch, d_);
     // Dest capacity.
     if (dimsOk && op.ublock.present() && op.accDf.present() && op.type.value != "tilizer") {
-      // Grayskull accumulates Float32 requests in 16 bits (acc-df-arch), so its dest holds 16-bit tiles.
-      bool fp32 = (op.accDf.value == DataFormat::Float32 && target_.arch != Arch::Grayskull) ||
-                  op.accDf.value == DataFormat::Int32;
+      bool fp32 = op.accDf.value == DataFormat::Float32 || op.accDf.value == DataFormat::Int32;
       int limit = maxUblockTiles(target_.arch, fp32);
       int64_t tiles = op.ublock.value.r * op.ublock.value.c;
       if (tiles > limit)
@@ -381,7 +402,10 @@ private:
     }
     checkAttributes(op);
     if (op.untilizeOutput.value) checkUntilize(op);
-    if (op.tileDim.present()) checkTileDim(op.tileDim, element);
+    if (op.tileDim.present()) {
+      checkTileDim(op.tileDim, element);
+      checkTinyTileFormats(op);
+    }
     if (op.type.value == "fused_op") {
       if (!op.attributes.fusedOpId.present())
         d_.error("unknown-fused-op", op.type.loc, element + ": a fused_op needs attributes.fused_op_id");
@@ -436,16 +460,41 @@ private:
             d_.error("untilize-output", in.loc, "op " + q(consumer.name) + " reads op " + q(op.name) +
                                                     ", whose output is untilized; an untilized output may only feed queues")
                 .note(loc, "untilize_output set here");
+    // The untilized rows go to exactly one [1, 1] queue, which no op reads back.
+    const Queue* first = nullptr;
     for (const Queue& queue : nl_.queues) {
       if (queue.input.value != op.name) continue;
+      if (first)
+        d_.error("untilize-output", queue.loc,
+                 "queue " + q(queue.name) + " is a second queue fed by " + q(op.name) + ", whose output is untilized; "
+                 "an untilized output feeds one queue (no fork)")
+            .note(first->loc, "first queue " + q(first->name));
+      first = first ? first : &queue;
       if (queue.gridSize.present() && !(queue.gridSize.value == Dim2{1, 1}))
         d_.error("untilize-output", queue.gridSize.loc,
                  "queue " + q(queue.name) + " receives the untilized output of " + q(op.name) + " and must have grid_size [1, 1]")
             .note(loc, "untilize_output set here");
+      for (const Graph& g : nl_.graphs)
+        for (const Op& consumer : g.ops)
+          for (const Operand& in : consumer.inputs)
+            if (in.name == queue.name)
+              d_.error("untilize-output", in.loc, "op " + q(consumer.name) + " reads queue " + q(queue.name) +
+                                                      ", which holds the untilized output of " + q(op.name) +
+                                                      "; untilized data feeds no op")
+                  .note(loc, "untilize_output set here");
     }
+    if (!first)
+      d_.error("untilize-output", loc, element + ": an op with untilize_output must feed a queue");
     if (op.outDf.present() && isBfpFormat(op.outDf.value))
       d_.error("untilize-output", op.outDf.loc, element + ": untilized output cannot use block format " +
                                                     std::string(dataFormatName(op.outDf.value)) + " (rows share no exponent block)");
+    // Untilizing packs from the buffer these ops also use for partial results.
+    if (op.type.value == "matmul" && op.attributes.mK.value > 1)
+      d_.error("untilize-output", loc, element + ": a matmul with m_k " + std::to_string(op.attributes.mK.value) +
+                                           " keeps partial sums in its output buffer and cannot untilize it (needs m_k 1)");
+    if (op.type.value == "reduce" && op.attributes.reduceType.value == "max" && op.attributes.reduceDim.value == "z")
+      d_.error("untilize-output", loc, element + ": reduce max over z keeps partial results in its output buffer and "
+                                                 "cannot untilize it");
   }
 
   void checkOperand(const Graph& g, const Op& op, size_t index, bool opDimsOk) {
@@ -615,9 +664,13 @@ private:
     };
     for (const Instruction& ins : p.instructions) {
       switch (ins.kind) {
+      case InstrKind::Param:
+        // The caller binds parameters before the program runs anything.
+        if (&ins != &p.instructions.front())
+          d_.error("program-syntax", ins.loc, element + ": param must be the first instruction of the program");
+        [[fallthrough]];
       case InstrKind::Var:
       case InstrKind::StaticVar:
-      case InstrKind::Param:
         for (const VarDecl& v : ins.vars)
           if (auto [it, fresh] = declared.emplace(v.name, v.loc); !fresh)
             d_.warning("duplicate-variable", v.loc, element + ": " + v.name + " is declared again").note(it->second, "first declaration");
@@ -688,17 +741,37 @@ private:
       for (const auto* f : {&qs.prologue, &qs.epilogue, &qs.zero, &qs.readOnly, &qs.rdPtrLocal, &qs.rdPtrGlobal, &qs.wrPtrGlobal,
                             &qs.globalRdptrAutoinc, &qs.rdPtrAutoinc, &qs.globalWrptrAutoinc})
         if (*f) use(**f, "queue_settings of " + q(qs.queue));
+      // Which pointers a program sets depends on the IO type: a queue is read
+      // through a global and a local read pointer and written by its producer;
+      // a ram is addressed by a global read and a global write pointer.
       bool isRam = queue.type.present() && queue.type.value == IoType::Ram;
-      std::vector<std::pair<const char*, bool>> required = {
-          {"prologue", qs.prologue.has_value()}, {"epilogue", qs.epilogue.has_value()}, {"zero", qs.zero.has_value()},
-          {"rd_ptr_global", qs.rdPtrGlobal.has_value()}};
-      if (isRam) required.push_back({"wr_ptr_global", qs.wrPtrGlobal.has_value()});
-      for (auto& [name, has] : required)
-        if (!has)
-          d_.error("queue-settings-field", qs.loc, qel + ": a " + std::string(isRam ? "ram" : "queue") + " needs the setting '" + name + "'");
-      if (!isRam && qs.wrPtrGlobal)
-        d_.error("queue-settings-field", qs.wrPtrGlobal->loc, qel + ": wr_ptr_global applies to rams only; queue " + q(qs.queue) +
-                                                                  " is a queue (its writer advances it)");
+      const char* kind = isRam ? "ram" : "queue";
+      auto require = [&](const char* field, bool has) {
+        if (!has) d_.error("queue-settings-field", qs.loc, qel + ": a " + std::string(kind) + " needs the setting '" + field + "'");
+      };
+      auto forbid = [&](const char* field, const std::optional<Operand64>& value, const char* why) {
+        if (value)
+          d_.error("queue-settings-field", value->loc, qel + ": " + field + " applies to " + why + "; " + q(qs.queue) +
+                                                           " is a " + kind);
+      };
+      require("rd_ptr_global", qs.rdPtrGlobal.has_value());
+      if (isRam) {
+        require("wr_ptr_global", qs.wrPtrGlobal.has_value());
+        forbid("rd_ptr_local", qs.rdPtrLocal, "queues only");
+      } else {
+        require("rd_ptr_local", qs.rdPtrLocal.has_value());
+        forbid("wr_ptr_global", qs.wrPtrGlobal, "rams only (a queue's writer advances it)");
+        if (qs.epilogue && !qs.epilogue->isVar && qs.epilogue->value && !queue.isHostFed() && !queue.isExternal())
+          d_.error("queue-settings-epilogue", qs.epilogue->loc,
+                   qel + ": epilogue: true is not supported for a queue written by op " + q(queue.input.value) +
+                       " (BUDA issue 1818); stream it out with epilogue: false");
+      }
+      if (qs.rdPtrAutoinc && qs.globalRdptrAutoinc && !qs.rdPtrAutoinc->isVar && !qs.globalRdptrAutoinc->isVar &&
+          qs.rdPtrAutoinc->value != 0 && qs.globalRdptrAutoinc->value != 0 &&
+          qs.rdPtrAutoinc->value != qs.globalRdptrAutoinc->value)
+        d_.error("queue-settings-field", qs.globalRdptrAutoinc->loc,
+                 qel + ": rd_ptr_autoinc " + std::to_string(qs.rdPtrAutoinc->value) + " and global_rdptr_autoinc " +
+                     std::to_string(qs.globalRdptrAutoinc->value) + " must be equal when both are set");
       if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !isAliased(queue.name))
         // The spec reserves read_only for dual-view queues; real netlists also set it on KV-cache rams.
         d_.warning("queue-settings-field", qs.readOnly->loc, qel + ": read_only applies only to dual-view queues (alias)");

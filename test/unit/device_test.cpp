@@ -318,7 +318,7 @@ TEST_CASE("unknown keys are warnings", "[device]") {
 }
 
 TEST_CASE("arch parameters", "[device]") {
-  for (Arch a : {Arch::Grayskull, Arch::Wormhole, Arch::WormholeB0, Arch::Blackhole}) {
+  for (Arch a : {Arch::Grayskull, Arch::WormholeB0, Arch::Blackhole}) {
     const ArchParams& p = archParams(a);
     CHECK(p.arch == a);
     CHECK(p.destTiles16bit == 16);
@@ -328,6 +328,10 @@ TEST_CASE("arch parameters", "[device]") {
     CHECK(maxUblockTiles(a, true) == 4);
     CHECK(destTiles(a, true) == 8);
   }
+  // Wormhole (A0): four times the dest of the others: 64 16-bit tiles, ublocks up to 32 (16 with Float32).
+  CHECK(archParams(Arch::Wormhole).destTiles16bit == 64);
+  CHECK(maxUblockTiles(Arch::Wormhole, false) == 32);
+  CHECK(maxUblockTiles(Arch::Wormhole, true) == 16);
   CHECK(archParams(Arch::Grayskull).defaultWorkerL1Size == 1048576);
   CHECK(archParams(Arch::WormholeB0).defaultWorkerL1Size == 1499136);
   CHECK_FALSE(archParams(Arch::Grayskull).supportsIntFormats);

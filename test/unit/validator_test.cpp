@@ -30,8 +30,8 @@ graphs:
     op0: {type: nop, grid_loc: ${GRID_LOC}, grid_size: ${GRID_SIZE}, grid_transpose: ${TRANSPOSE}, inputs: [in0], in_df: [${IN_DF}], out_df: ${OP_DF}, intermed_df: ${OP_DF}, acc_df: ${ACC_DF}, math_fidelity: HiFi4, t: 1, mblock: ${MBLOCK}, ublock: ${UBLOCK}}
 programs:
   - main:
-      - var: {$c0: 0}
-${PROGRAM}      - execute: {graph_name: g0, queue_settings: {in0: {prologue: false, epilogue: false, zero: false, rd_ptr_global: $c0${EXTRA_SETTINGS}}}}
+${PARAMS}      - var: {$c0: 0}
+${PROGRAM}      - execute: {graph_name: g0, queue_settings: {in0: {prologue: false, epilogue: false, zero: false, rd_ptr_global: $c0${LOCAL_PTR}${EXTRA_SETTINGS}}}}
 ${PROGRAM_END})";
 
 std::string makeNetlist(std::map<std::string, std::string> subs) {
@@ -39,7 +39,8 @@ std::string makeNetlist(std::map<std::string, std::string> subs) {
       {"IN_TYPE", "queue"},    {"IN_DF", "Float16"},   {"IN_CH", "0"},          {"IN_ADDR", "0x10000000"},
       {"OUT_DF", "Float16"},   {"OP_DF", "Float16"},   {"ACC_DF", "Float16"},   {"GRID_LOC", "[0, 0]"},
       {"GRID_SIZE", "[1, 1]"}, {"TRANSPOSE", "false"}, {"MBLOCK", "[2, 2]"},    {"UBLOCK", "[2, 2]"},
-      {"PROGRAM", ""},         {"PROGRAM_END", ""},    {"EXTRA_SETTINGS", ""},
+      {"PROGRAM", ""},         {"PROGRAM_END", ""},    {"EXTRA_SETTINGS", ""},  {"PARAMS", ""},
+      {"LOCAL_PTR", ", rd_ptr_local: $c0"},
   };
   for (auto& [k, v] : subs) all[k] = v;
   std::string text = kTemplate;
@@ -179,11 +180,9 @@ TEST_CASE("validator: format-arch depends on the target", "[validator]") {
   expectClean(validate(makeNetlist(ints), Arch::WormholeB0, &wormholeB0()));
 }
 
-TEST_CASE("validator: acc-df-arch is only a warning", "[validator]") {
-  Checked c = validate(makeNetlist({{"ACC_DF", "Float32"}}));
-  CHECK(c.diags.errorCount() == 0);
-  CHECK(c.diags.warningCount() == 1);
-  CHECK(c.diags.hasRule("acc-df-arch"));
+TEST_CASE("validator: acc-df-arch: grayskull has no 32-bit dest", "[validator]") {
+  expectOnly(validate(makeNetlist({{"ACC_DF", "Float32"}})), "acc-df-arch");
+  expectClean(validate(makeNetlist({{"ACC_DF", "Float32"}}), Arch::WormholeB0, &wormholeB0()));
 }
 
 TEST_CASE("validator: shape-mismatch between a queue and its producer", "[validator]") {
@@ -217,14 +216,21 @@ TEST_CASE("validator: program rules", "[validator]") {
   SECTION("undeclared-variable") {
     expectOnly(validate(makeNetlist({{"PROGRAM", "      - loop: $n\n"}, {"PROGRAM_END", "      - endloop\n"}})),
                "undeclared-variable");
-    expectClean(validate(
-        makeNetlist({{"PROGRAM", "      - param: [$n]\n      - loop: $n\n"}, {"PROGRAM_END", "      - endloop\n"}})));
+    expectClean(validate(makeNetlist(
+        {{"PARAMS", "      - param: [$n]\n"}, {"PROGRAM", "      - loop: $n\n"}, {"PROGRAM_END", "      - endloop\n"}})));
+    // A param after other instructions is a program-syntax error.
+    expectOnly(validate(makeNetlist(
+                   {{"PROGRAM", "      - param: [$n]\n      - loop: $n\n"}, {"PROGRAM_END", "      - endloop\n"}})),
+               "program-syntax");
   }
   SECTION("queue-settings-field") {
-    // A ram needs wr_ptr_global, a queue must not have it.
-    expectOnly(validate(makeNetlist({{"IN_TYPE", "ram"}})), "queue-settings-field");
-    expectClean(validate(makeNetlist({{"IN_TYPE", "ram"}, {"EXTRA_SETTINGS", ", wr_ptr_global: $c0"}})));
+    // A ram needs wr_ptr_global and has no rd_ptr_local; a queue needs rd_ptr_local and has no wr_ptr_global.
+    expectOnly(validate(makeNetlist({{"IN_TYPE", "ram"}, {"LOCAL_PTR", ""}})), "queue-settings-field");
+    expectClean(validate(makeNetlist({{"IN_TYPE", "ram"}, {"LOCAL_PTR", ""}, {"EXTRA_SETTINGS", ", wr_ptr_global: $c0"}})));
+    expectOnly(validate(makeNetlist({{"IN_TYPE", "ram"}, {"EXTRA_SETTINGS", ", wr_ptr_global: $c0"}})),
+               "queue-settings-field");
     expectOnly(validate(makeNetlist({{"EXTRA_SETTINGS", ", wr_ptr_global: $c0"}})), "queue-settings-field");
+    expectOnly(validate(makeNetlist({{"LOCAL_PTR", ""}})), "queue-settings-field");
   }
   SECTION("static-property-variable") {
     std::string text = makeNetlist({});
