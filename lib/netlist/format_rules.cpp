@@ -67,18 +67,22 @@ private:
   }
 
   void intermediates() {
-    bool reconfigures = op_.gradientOp.value || op_.attributes.mK.value > 1;
+    // (A gradient op with out_df != intermed_df is already a gradient-op error.)
+    bool reconfigures = !op_.gradientOp.value && op_.attributes.mK.value > 1;
     if (arch_ == Arch::Grayskull && reconfigures && out() != intermed() && !sameExponentWidth(out(), intermed()))
       d_.error("intermed-df-exponent", op_.intermedDf.loc,
                element_ + ": on grayskull the packer switches between out_df " + name(out()) + " and intermed_df " +
-                   name(intermed()) + " only within one exponent width (both _b or neither)")
+                   name(intermed()) + " only within one exponent width (5-bit: Float16, Bfp8/4/2; 8-bit: Float16_b, "
+                   "Bfp8/4/2_b; or Float32 out with an 8-bit intermediate)")
           .note(op_.outDf.loc, "out_df here");
     bool spills = op_.gradientOp.value || (isMatmul(op_) && (op_.attributes.mK.value > 1 || op_.attributes.bias.value));
     if (spills && isBfp4or2(intermed()))
       d_.error("intermed-df-accumulate", op_.intermedDf.loc,
                element_ + ": partial results are re-read from the intermediate buffer, which cannot be " + name(intermed()) +
                    " (accumulating in Bfp4/Bfp2 saturates to -inf)");
-    if ((acc() == DataFormat::Float32 || acc() == DataFormat::Int32) && accumulates() && intermed() != acc())
+    // (Float32 accumulation on grayskull is already an acc-df-arch error.)
+    bool wideAcc = (acc() == DataFormat::Float32 && arch_ != Arch::Grayskull) || acc() == DataFormat::Int32;
+    if (wideAcc && accumulates() && intermed() != acc())
       d_.error("intermed-df-accumulate", op_.intermedDf.loc,
                element_ + ": matmul accumulation with acc_df " + name(acc()) + " needs intermed_df " + name(acc()) +
                    ", got " + name(intermed()));
@@ -94,11 +98,13 @@ private:
       d_.error("gradient-op", op_.gradientOp.loc, element_ + ": maximum cannot accumulate gradients");
     if (acc() == DataFormat::Int32)
       d_.error("gradient-op", op_.gradientOp.loc, element_ + ": gradient accumulation with acc_df Int32 is not supported");
-    if (arch_ != Arch::WormholeB0 && arch_ != Arch::Blackhole && acc() == DataFormat::Float32 && intermed() != acc())
+    // (grayskull: acc-df-arch; intermed != out: reported above.)
+    if (arch_ != Arch::WormholeB0 && arch_ != Arch::Grayskull && acc() == DataFormat::Float32 && intermed() != acc() &&
+        intermed() == out())
       d_.error("gradient-op", op_.intermedDf.loc,
                element_ + ": gradient accumulation with acc_df Float32 on " + std::string(archName(arch_)) +
                    " needs intermed_df Float32, got " + name(intermed()));
-    if (isMatmul(op_) && op_.attributes.identity.value)
+    if ((isMatmul(op_) && op_.attributes.identity.value) || op_.type.value == "sparse_matmul")
       d_.error("gradient-op", op_.gradientOp.loc, element_ + ": sparse (identity) matmul cannot accumulate gradients");
   }
 
@@ -124,10 +130,16 @@ private:
         d_.error("int-math-fidelity", op_.mathFidelity.loc,
                  element_ + ": integer math needs math_fidelity HiFi4 to multiply all bits, got " +
                      std::string(mathFidelityName(op_.mathFidelity.value)));
-    } else if (!intInput && acc() == DataFormat::Int32 && !quant && type != "fused_op") {
+      if (isMatmul(op_) && op_.attributes.l1Acc.value)
+        d_.error("int-formats", op_.attributes.l1Acc.loc, element_ + ": a matmul with integer inputs cannot use l1_acc");
+    } else if (acc() == DataFormat::Int32 && !quant && type != "fused_op") {
+      // topk carries integer indices but accumulates in floating point.
       d_.error("int-formats", op_.accDf.loc,
-               element_ + ": acc_df Int32 needs integer inputs (or a quantization or fused op)");
+               element_ + ": acc_df Int32 needs integer inputs (or a quantization or fused op)" +
+                   (type == "topk" ? std::string("; topk computes in floating point") : std::string()));
     }
+    if (dequant && out() != DataFormat::Float32)
+      d_.error("int-formats", op_.outDf.loc, element_ + ": dequantization produces Float32, not out_df " + name(out()));
     if ((quant || requant || dequant || type == "reduce")) {
       bool uint8 = out() == DataFormat::UInt8;
       for (const auto& f : op_.inDf) uint8 |= f.value == DataFormat::UInt8;

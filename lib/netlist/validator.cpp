@@ -142,7 +142,7 @@ private:
                                                           " is a queue; a queue's input must be an op or HOST");
         else
           d_.error("unknown-producer", queue.input.loc, element + ": input " + q(queue.input.value) +
-                                                          " names no op (expected an op name or HOST)");
+                                                          " names no op (expected an op name, HOST, or a net2net_* name)");
       } else if (dimsOk) {
         checkQueueShape(queue, *op->second);
       }
@@ -188,26 +188,23 @@ private:
 
   // Saturates at UINT64_MAX: dims are bounded (positive-dims) but their product is not.
   // Tiles smaller than 32x32: no integer formats, and the tile must stay a
-  // multiple of 32 bytes for the NOC (Bfp2 with 1 or 2 rows and Bfp4 with 1 row are not).
-  void checkTinyTileFormats(const Op& op) {
-    Dim2 tile = op.tileDim.value;
-    if (tile == Dim2{32, 32}) return;
-    const std::string element = "op " + q(op.name);
-    std::vector<const Field<DataFormat>*> formats{&op.outDf};
-    for (const auto& f : op.inDf) formats.push_back(&f);
-    for (const Field<DataFormat>* f : formats) {
-      if (!f->present()) continue;
-      DataFormat df = f->value;
-      if (df == DataFormat::Int8 || df == DataFormat::Int32)
-        d_.error("tile-dim-format", f->loc, element + ": " + std::string(dataFormatName(df)) + " is not supported with " +
-                                                dimStr(tile) + " tiles (32x32 only)");
-      bool bfp2 = df == DataFormat::Bfp2 || df == DataFormat::Bfp2_b;
-      bool bfp4 = df == DataFormat::Bfp4 || df == DataFormat::Bfp4_b;
-      if ((bfp2 && tile.r <= 2) || (bfp4 && tile.r == 1))
-        d_.error("tile-dim-format", f->loc, element + ": a " + dimStr(tile) + " tile in " + std::string(dataFormatName(df)) +
-                                                " is not a multiple of 32 bytes, which the NOC moves");
-    }
+  // multiple of 32 bytes for the NOC (Bfp2 with 1 or 2 rows and Bfp4 with 1 row
+  // are not). `what` names the data (out_df, or an input and its producer).
+  void checkTileFormat(Dim2 tile, const Field<DataFormat>& f, const std::string& element, const std::string& what) {
+    if (tile == Dim2{32, 32} || !f.present()) return;
+    DataFormat df = f.value;
+    std::string format(dataFormatName(df));
+    if (df == DataFormat::Int8 || df == DataFormat::Int32)
+      d_.error("tile-dim-format", f.loc, element + ": " + what + " is " + format + " in " + dimStr(tile) +
+                                             " tiles; integer formats need 32x32 tiles");
+    bool bfp2 = df == DataFormat::Bfp2 || df == DataFormat::Bfp2_b;
+    bool bfp4 = df == DataFormat::Bfp4 || df == DataFormat::Bfp4_b;
+    if ((bfp2 && tile.r <= 2) || (bfp4 && tile.r == 1))
+      d_.error("tile-dim-format", f.loc, element + ": " + what + " is a " + dimStr(tile) + " tile in " + format +
+                                             ", which is not a multiple of 32 bytes, the unit the NOC moves");
   }
+
+  static Dim2 tileOf(const Field<Dim2>& tileDim) { return tileDim.present() ? tileDim.value : Dim2{32, 32}; }
 
   uint64_t queueBufferBytes(const Queue& queue) const {
     unsigned __int128 bytes = static_cast<unsigned __int128>(queue.entries.value) * tileSizeBytes(queue.df.value);
@@ -404,7 +401,7 @@ private:
     if (op.untilizeOutput.value) checkUntilize(op);
     if (op.tileDim.present()) {
       checkTileDim(op.tileDim, element);
-      checkTinyTileFormats(op);
+      checkTileFormat(op.tileDim.value, op.outDf, element, "its output (out_df)");
     }
     if (op.type.value == "fused_op") {
       if (!op.attributes.fusedOpId.present())
@@ -526,6 +523,10 @@ private:
                element + ": in_df[" + std::to_string(index) + "] is " + std::string(dataFormatName(op.inDf[index].value)) +
                    " but input " + q(in.name) + " is " + std::string(dataFormatName(produced.value)))
           .note(produced.loc, "format of " + q(in.name));
+    // Formats in the producer's tiles.
+    if (index < op.inDf.size())
+      checkTileFormat(producerOp ? tileOf(producerOp->tileDim) : tileOf(producerQueue->tileDim), op.inDf[index], element,
+                      "input " + std::to_string(index) + " (" + q(in.name) + ")");
     // Shapes.
     if (!opDimsOk) return;
     auto src = producerOp ? opOutputShape(*producerOp) : queueShape(*producerQueue);
