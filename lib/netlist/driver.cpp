@@ -144,7 +144,7 @@ void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngi
 
 int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, opts.warningsAsErrors, opts.noWarnings};
-  if ((opts.emitJson || opts.stats || !opts.output.empty()) && opts.inputs.size() != 1 && !opts.output.empty()) {
+  if (!opts.output.empty() && opts.inputs.size() != 1) {
     err << "netlist-check: error: -o needs exactly one input netlist\n";
     return 2;
   }

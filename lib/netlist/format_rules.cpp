@@ -1,11 +1,12 @@
 #include "netlist/format_rules.hpp"
 
+#include "netlist/text.hpp"
+
 #include <string>
 
 namespace tessera::netlist {
 namespace {
 
-std::string q(const std::string& s) { return "'" + s + "'"; }
 std::string name(DataFormat f) { return std::string(dataFormatName(f)); }
 bool isInt(DataFormat f) { return isIntegerFormat(f); }
 bool isBfp4or2(DataFormat f) {
@@ -25,7 +26,7 @@ bool isMatmul(const Op& op) { return op.type.value == "matmul"; }
 
 class FormatRules {
 public:
-  FormatRules(const Op& op, Arch arch, DiagnosticEngine& d) : op_(op), arch_(arch), d_(d), element_("op " + q(op.name)) {}
+  FormatRules(const Op& op, Arch arch, DiagnosticEngine& d) : op_(op), arch_(arch), d_(d), element_("op " + quote(op.name)) {}
 
   void run() {
     if (!op_.outDf.present() || !op_.intermedDf.present() || !op_.accDf.present()) return; // missing-field reported
@@ -62,7 +63,7 @@ private:
       const Attribute* thread = op_.attributes.find("sfpu_execution_thread");
       if (thread && thread->value.is_string() && thread->value != "math")
         d_.error("sfpu-thread-arch", thread->loc,
-                 element_ + ": grayskull runs SFPU functions on the math thread only, not " + q(thread->value.get<std::string>()));
+                 element_ + ": grayskull runs SFPU functions on the math thread only, not " + quote(thread->value.get<std::string>()));
     }
   }
 
@@ -115,8 +116,9 @@ private:
     for (const auto& f : op_.inDf) intInput |= isInt(f.value);
     // topk carries integer indices but computes in floating point.
     if (intInput && type != "topk") {
-      bool dequantAttr = op_.attributes.find("dequant") && op_.attributes.find("dequant")->value == true;
-      if (!isInt(out()) && !dequantAttr && !dequant && type != "fused_op")
+      const Attribute* dequantAttr = op_.attributes.find("dequant");
+      bool dequantizes = dequantAttr && dequantAttr->value == true;
+      if (!isInt(out()) && !dequantizes && !dequant && type != "fused_op")
         d_.error("int-formats", op_.outDf.loc,
                  element_ + ": with integer inputs the output must be integer (Int8, UInt8, Int32, UInt16) unless "
                             "dequantizing, got out_df " + name(out()));

@@ -51,6 +51,8 @@
 //     unreferenced fused ops skip them.
 #include "netlist/validator.hpp"
 
+#include "netlist/text.hpp"
+
 #include "device/arch_params.hpp"
 
 #include <cstdint>
@@ -100,8 +102,6 @@ bool isRequantOrDequant(const std::string& t) { return t == "dequantization" || 
 bool isFpuBinary(const std::string& t) { return t == "add" || t == "subtract" || t == "multiply"; }
 bool isIntFormat(DataFormat f) { return f == DataFormat::Int8 || f == DataFormat::Int32; }
 
-std::string squote(const std::string& s) { return "'" + s + "'"; }
-std::string dimStr(Dim2 d) { return "[" + std::to_string(d.r) + ", " + std::to_string(d.c) + "]"; }
 
 // Product that saturates instead of overflowing (dimensions come from user input).
 int64_t mul(int64_t a, int64_t b) {
@@ -116,7 +116,7 @@ struct Block {
   Dim2 mblock, ublock;
   int64_t rowTiles() const { return mul(mblock.r, ublock.r); }
   int64_t colTiles() const { return mul(mblock.c, ublock.c); }
-  std::string str() const { return "mblock " + dimStr(mblock) + " x ublock " + dimStr(ublock); }
+  std::string str() const { return "mblock " + dimText(mblock) + " x ublock " + dimText(ublock); }
   std::string tilesStr() const { return std::to_string(rowTiles()) + "x" + std::to_string(colTiles()) + " tiles"; }
 };
 
@@ -203,13 +203,13 @@ public:
               const std::string& what, std::vector<DiagNote> notes = {}) {
     auto key = std::make_tuple(fused.id, rule, sub.sched, sub.pos, loc.line, loc.col);
     if (!seen_.insert(key).second) return;
-    std::string message = "fused op " + squote(fused.id) + " schedule " + std::to_string(sub.sched) + " sub-op " +
-                          squote(sub.op->name) + ": " + what;
+    std::string message = "fused op " + quote(fused.id) + " schedule " + std::to_string(sub.sched) + " sub-op " +
+                          quote(sub.op->name) + ": " + what;
     auto b = diags_.error(rule, loc.valid() ? loc : sub.op->loc, std::move(message));
     for (DiagNote& n : notes) b.note(n.loc, std::move(n.message));
     if (user)
-      b.note(user->loc, "op " + squote(user->name) + " in graph " + squote(user->graph) + " uses fused op " +
-                            squote(fused.id));
+      b.note(user->loc, "op " + quote(user->name) + " in graph " + quote(user->graph) + " uses fused op " +
+                            quote(fused.id));
   }
 
 private:
@@ -296,7 +296,7 @@ private:
     int p = producer_[i][j];
     auto b = producerBlock(i, j);
     if (p < 0 || !b) return in.name;
-    return in.name + " (" + b->str() + " from sub-op " + squote(sub(p).name) + ")";
+    return in.name + " (" + b->str() + " from sub-op " + quote(sub(p).name) + ")";
   }
 
   bool producedByMatmulOrReduce(int p) const { return p >= 0 && isMatmulOrReduce(type(p)); }
@@ -333,7 +333,7 @@ private:
     return in.tmsLoc.valid() ? in.tmsLoc : in.loc;
   }
   DiagNote producerNote(int p, const std::string& what) const {
-    return {sub(p).loc, "sub-op " + squote(sub(p).name) + " (schedule " + std::to_string(subs_[p].sched) + ") " + what};
+    return {sub(p).loc, "sub-op " + quote(sub(p).name) + " (schedule " + std::to_string(subs_[p].sched) + ") " + what};
   }
 
   // ------------------------------------------------------------ structure
@@ -353,7 +353,7 @@ private:
       BufName b = parseBufName(in.name);
       if (b.kind == BufKind::Invalid || b.kind == BufKind::Output) {
         report("fused-input-range", i, in.loc,
-               "invalid input name: " + squote(in.name) + " is not inputN, intermedN or dest");
+               "invalid input name: " + quote(in.name) + " is not inputN, intermedN or dest");
       } else if (b.kind == BufKind::Input) {
         if (fused_.inputs.present() && b.index >= fused_.inputs.value)
           report("fused-input-range", i, in.loc,
@@ -362,9 +362,9 @@ private:
                  {{fused_.inputs.loc, "inputs declared here"}});
         else if (user_ && static_cast<size_t>(b.index) >= user_->inputs.size())
           report("fused-input-range", i, in.loc,
-                 "input out of range: " + in.name + " but op " + squote(user_->name) + " has " +
+                 "input out of range: " + in.name + " but op " + quote(user_->name) + " has " +
                      std::to_string(user_->inputs.size()) + " input(s)",
-                 {{user_->inputsLoc, "inputs of op " + squote(user_->name)}});
+                 {{user_->inputsLoc, "inputs of op " + quote(user_->name)}});
       }
       checkIntermedIndex(b, in.loc, in.name);
     }
@@ -372,7 +372,7 @@ private:
       BufName b = parseBufName(s.output.value);
       if (b.kind != BufKind::Output && b.kind != BufKind::Dest && b.kind != BufKind::Intermed)
         report("fused-output", i, outputLoc(i),
-               "invalid output name: " + squote(s.output.value) + " is not output, dest or intermedN");
+               "invalid output name: " + quote(s.output.value) + " is not output, dest or intermedN");
       checkIntermedIndex(b, outputLoc(i), s.output.value);
     }
     // Pops release buffers the sub-op reads; anything else is a typo or a
@@ -387,12 +387,12 @@ private:
       for (const Field<std::string>& p : *list)
         if (!reads(p.value))
           report("fused-pop-list", i, p.loc,
-                 std::string(field) + " lists " + squote(p.value) + " which is not an input of this sub-op");
+                 std::string(field) + " lists " + quote(p.value) + " which is not an input of this sub-op");
     }
     for (const Field<std::string>& p : s.popLast)
       for (const Field<std::string>& q : s.pop)
         if (p.value == q.value)
-          report("fused-pop-list", i, p.loc, squote(p.value) + " is listed in both pop and pop_last");
+          report("fused-pop-list", i, p.loc, quote(p.value) + " is listed in both pop and pop_last");
   }
 
   // fused-output: exactly one sub-op writes `output`, and it is in the last schedule.
@@ -407,7 +407,7 @@ private:
                "only the last schedule (" + std::to_string(lastSched) + ") may write the fused op's output");
       } else if (first >= 0) {
         report("fused-output", i, outputLoc(i), "the fused op's output is written more than once",
-               {{outputLoc(first), "first written by sub-op " + squote(sub(first).name)}});
+               {{outputLoc(first), "first written by sub-op " + quote(sub(first).name)}});
       } else {
         first = static_cast<int>(i);
       }
@@ -428,7 +428,7 @@ private:
     const std::string& t = s.type.value;
     if (t == "splice" || t == "embedding" || t == "depthwise" || t == "fused_op")
       report("fused-unsupported-op", i, typeLoc(i),
-             "op type " + squote(t) + " cannot be fused (splice, embedding, depthwise, sparse matmul and "
+             "op type " + quote(t) + " cannot be fused (splice, embedding, depthwise, sparse matmul and "
              "nested fused ops are not supported)");
     else if (isMatmul(t) && s.attributes.identity.present() && s.attributes.identity.value)
       report("fused-unsupported-op", i, s.attributes.identity.loc,
@@ -466,7 +466,7 @@ private:
         report("fused-tile-broadcast-input", i, tmLoc(in, tms.tileBcast),
                j != 1 ? "tile_broadcast on input " + std::to_string(j) + " (" + in.name +
                             "): the hardware tile-broadcasts only source B, i.e. input 1"
-                      : "tile_broadcast on a " + squote(t) + " sub-op: only add, subtract and multiply support it");
+                      : "tile_broadcast on a " + quote(t) + " sub-op: only add, subtract and multiply support it");
       if (!tms.broadcasts()) continue;
       const Tm* first = tms.rBcast ? tms.rBcast : tms.cBcast;
 
@@ -493,25 +493,25 @@ private:
         if (b->mblock.r != 1)
           report("fused-bcast-mblock", i, tmLoc(in, tms.rBcast),
                  "row broadcast of " + in.name + " needs its mblock rows to be 1 (the intermediate buffer holds "
-                 "only two ublocks), got mblock " + dimStr(b->mblock), notes);
+                 "only two ublocks), got mblock " + dimText(b->mblock), notes);
         else if (b->ublock.r != 1)
           report("fused-bcast-ublock", i, tmLoc(in, tms.rBcast),
                  "row broadcast of " + in.name + " needs its ublock rows to be 1 (tenstorrent/budabackend#1064), "
-                 "got ublock " + dimStr(b->ublock), notes);
+                 "got ublock " + dimText(b->ublock), notes);
         else if (s.mblock.present() && s.mblock.value.r != 1 && b->mblock.c != 1)
           report("fused-bcast-mblock-row", i, tmLoc(in, tms.rBcast),
                  "row broadcast of " + in.name + " into " + std::to_string(s.mblock.value.r) +
                      " mblock rows needs its mblock columns to be 1 (the intermediate buffer holds only two "
-                     "ublocks), got mblock " + dimStr(b->mblock), notes);
+                     "ublocks), got mblock " + dimText(b->mblock), notes);
       } else {
         if (b->mblock.c != 1)
           report("fused-bcast-mblock", i, tmLoc(in, tms.cBcast),
                  "column broadcast of " + in.name + " needs its mblock columns to be 1 (the intermediate buffer "
-                 "holds only two ublocks), got mblock " + dimStr(b->mblock), notes);
+                 "holds only two ublocks), got mblock " + dimText(b->mblock), notes);
         else if (b->ublock.c != 1)
           report("fused-bcast-ublock", i, tmLoc(in, tms.cBcast),
                  "column broadcast of " + in.name + " needs its ublock columns to be 1 "
-                 "(tenstorrent/budabackend#1064), got ublock " + dimStr(b->ublock), notes);
+                 "(tenstorrent/budabackend#1064), got ublock " + dimText(b->ublock), notes);
       }
     }
   }
@@ -580,9 +580,9 @@ private:
       for (const Operand& in : sub(second).inputs)
         if (in.name == "dest") { loc = in.loc; break; }
       report("fused-dest-fork", second, loc,
-             "dest written by sub-op " + squote(s.name) + " is read by more than one sub-op; dest cannot be "
+             "dest written by sub-op " + quote(s.name) + " is read by more than one sub-op; dest cannot be "
              "forked, write an intermediate buffer instead",
-             {{sub(readers_[i][0]).loc, "also read by sub-op " + squote(sub(readers_[i][0]).name)}});
+             {{sub(readers_[i][0]).loc, "also read by sub-op " + quote(sub(readers_[i][0]).name)}});
     }
   }
 
@@ -622,7 +622,7 @@ private:
           report("fused-intermed-lifetime", i, in.loc,
                  in.name + " is used outside the schedule that wrote it (schedule " + std::to_string(ps) +
                      "); that is allowed only when it is written by matmul/reduce or its mblock is [1, 1]",
-                 {producerNote(st.producer, "writes " + in.name + (pb ? " with mblock " + dimStr(pb->mblock) : ""))});
+                 {producerNote(st.producer, "writes " + in.name + (pb ? " with mblock " + dimText(pb->mblock) : ""))});
       }
       for (const auto* list : {&s.pop, &s.popLast})
         for (const Field<std::string>& p : *list)
@@ -632,7 +632,7 @@ private:
         if (st.active)
           report("fused-intermed-not-popped", i, outputLoc(i),
                  "writes " + s.output.value + " while it still holds the data written by sub-op " +
-                     squote(sub(st.producer).name) + "; pop it first",
+                     quote(sub(st.producer).name) + "; pop it first",
                  {st.lastReader >= 0 ? producerNote(st.lastReader, "is the last sub-op reading it")
                                      : producerNote(st.producer, "writes it")});
         st = {true, static_cast<int>(i), -1};
@@ -646,7 +646,7 @@ private:
         if (in.name == name) { loc = in.loc; break; }
       if (st.lastReader < 0) loc = outputLoc(at);
       report("fused-intermed-not-popped", at, loc,
-             name + " written by sub-op " + squote(sub(st.producer).name) +
+             name + " written by sub-op " + quote(sub(st.producer).name) +
                  " is never popped; its last reader must list it in pop or pop_last");
     }
   }
@@ -671,12 +671,12 @@ private:
       for (size_t i : list) {
         if (capacity % tiles(i) == 0) continue;
         report("fused-intermed-ublock-reuse", i, ublockLoc(i),
-               name + " is reused for a ublock of a different size: " + dimStr(sub(i).ublock.value) + " (" +
+               name + " is reused for a ublock of a different size: " + dimText(sub(i).ublock.value) + " (" +
                    std::to_string(tiles(i)) + " tiles) does not divide its " + std::to_string(capacity) +
-                   "-tile buffer (two " + dimStr(sub(biggest).ublock.value) + " ublocks); use another "
+                   "-tile buffer (two " + dimText(sub(biggest).ublock.value) + " ublocks); use another "
                    "intermediate buffer",
                {producerNote(static_cast<int>(biggest), "writes " + name + " with ublock " +
-                                                            dimStr(sub(biggest).ublock.value))});
+                                                            dimText(sub(biggest).ublock.value))});
         break;
       }
     }
@@ -721,7 +721,7 @@ private:
       if (p >= 0 && subs_[p].sched != subs_[i].sched)
         report("fused-matmul-input0-intermed", i, in0.loc,
                "matmul input 0 comes from " + in0.name + " of an earlier schedule while input 1 is not a column "
-               "of ublocks (output mblock " + dimStr(out->mblock) + ")",
+               "of ublocks (output mblock " + dimText(out->mblock) + ")",
                {producerNote(p, "writes " + in0.name)});
     }
 
@@ -742,10 +742,10 @@ private:
                                  other.inputs[1].name == in1.name && other.inputs[0].name != in1.name;
         if (otherMatmulInput1) continue;
         report("fused-matmul-input1-fork", i, in1.loc,
-               "matmul input 1 (" + in1.name + ") is forked to sub-op " + squote(other.name) +
-                   " but is not a column of ublocks (output mblock " + dimStr(out->mblock) +
+               "matmul input 1 (" + in1.name + ") is forked to sub-op " + quote(other.name) +
+                   " but is not a column of ublocks (output mblock " + dimText(out->mblock) +
                    "); it may only be forked to the input 1 of other matmuls",
-               {{other.loc, "sub-op " + squote(other.name) + " also reads " + in1.name}});
+               {{other.loc, "sub-op " + quote(other.name) + " also reads " + in1.name}});
         break;
       }
     }
@@ -901,10 +901,10 @@ private:
     int64_t tiles = mul(s.ublock.value.r, s.ublock.value.c);
     if (tiles > limit)
       report("fused-ublock-fits-dest", i, ublockLoc(i),
-             "ublock " + dimStr(s.ublock.value) + " is " + std::to_string(tiles) + " tiles but at most " +
+             "ublock " + dimText(s.ublock.value) + " is " + std::to_string(tiles) + " tiles but at most " +
                  std::to_string(limit) + " fit in half of dest on " + std::string(archName(target_.arch)) +
                  (fp32 ? " with Float32 accumulation" : ""),
-             user_ && fp32 ? std::vector<DiagNote>{{user_->accDf.loc, "acc_df of op " + squote(user_->name)}}
+             user_ && fp32 ? std::vector<DiagNote>{{user_->accDf.loc, "acc_df of op " + quote(user_->name)}}
                            : std::vector<DiagNote>{});
   }
 
@@ -974,7 +974,7 @@ private:
     UblockOrder order = user_->order();
     SourceLoc loc = s.inputs[0].loc;
     std::vector<DiagNote> notes{{user_->ublockOrder.present() ? user_->ublockOrder.loc : user_->loc,
-                                 "op " + squote(user_->name) + " has ublock_order " +
+                                 "op " + quote(user_->name) + " has ublock_order " +
                                      std::string(ublockOrderName(order))},
                                 producerNote(producer_[i][0], "writes " + s.inputs[0].name + " as " + b->str())};
     if (dim == "r" && order == UblockOrder::R)
@@ -992,7 +992,7 @@ private:
     if (!user_ || !user_->gridSize.present()) return;
     // The tensor is split by the logical grid; grid_transpose only changes placement.
     Dim2 grid = user_->gridSize.value;
-    DiagNote gridNote{user_->gridSize.loc, "op " + squote(user_->name) + " has grid_size " + dimStr(grid)};
+    DiagNote gridNote{user_->gridSize.loc, "op " + quote(user_->name) + " has grid_size " + dimText(grid)};
     int matmuls = 0;
     for (size_t i = 0; i < subs_.size(); ++i) {
       const FusedSubOp& s = sub(i);
@@ -1006,12 +1006,12 @@ private:
                             s.attributes.uKt.value == 1;
         if (grid.c != 1 && !outerProduct)
           report("fused-grid-matmul", i, user_->gridSize.loc,
-                 "a fused op with a matmul needs a grid of one column [m, 1], got " + dimStr(grid),
-                 {{typeLoc(i), "matmul sub-op " + squote(s.name)}});
+                 "a fused op with a matmul needs a grid of one column [m, 1], got " + dimText(grid),
+                 {{typeLoc(i), "matmul sub-op " + quote(s.name)}});
         if (matmuls == archParams(target_.arch).nocCount + 1 && grid != Dim2{1, 1})
           report("fused-matmul-count", i, typeLoc(i),
                  "more than " + std::to_string(archParams(target_.arch).nocCount) + " matmuls in a fused op on a " +
-                     dimStr(grid) + " grid: each matmul multicasts its input 1 and there are only " +
+                     dimText(grid) + " grid: each matmul multicasts its input 1 and there are only " +
                      std::to_string(archParams(target_.arch).nocCount) + " NOCs",
                  {gridNote});
       }
@@ -1020,20 +1020,20 @@ private:
         // A broadcast must see the whole input: the broadcast dimension is not split over cores.
         if (tms.rBcast && grid.r != 1)
           report("fused-grid-broadcast", i, user_->gridSize.loc,
-                 "row broadcast of " + in.name + " needs a grid of one row [1, n], got " + dimStr(grid),
+                 "row broadcast of " + in.name + " needs a grid of one row [1, n], got " + dimText(grid),
                  {{tmLoc(in, tms.rBcast), "row broadcast here"}});
         if (tms.cBcast && grid.c != 1)
           report("fused-grid-broadcast", i, user_->gridSize.loc,
-                 "column broadcast of " + in.name + " needs a grid of one column [m, 1], got " + dimStr(grid),
+                 "column broadcast of " + in.name + " needs a grid of one column [m, 1], got " + dimText(grid),
                  {{tmLoc(in, tms.cBcast), "column broadcast here"}});
       }
     }
     if (user_->tileDim.present() && user_->tileDim.value != Dim2{32, 32})
       if (int w = outputWriter(); w >= 0)
         report("fused-small-tile", w, user_->tileDim.loc,
-               "op " + squote(user_->name) + " uses tile_dim " + dimStr(user_->tileDim.value) +
+               "op " + quote(user_->name) + " uses tile_dim " + dimText(user_->tileDim.value) +
                    ": fused ops support only 32x32 tiles",
-               {{outputLoc(w), "sub-op " + squote(sub(w).name) + " writes the op's output"}});
+               {{outputLoc(w), "sub-op " + quote(sub(w).name) + " writes the op's output"}});
   }
 
   // The sub-op writing `output` in the last schedule, or -1.
@@ -1054,8 +1054,8 @@ private:
     if (b->rowTiles() != opBlock->rowTiles() || b->colTiles() != opBlock->colTiles())
       report("fused-output-shape", w, mblockLoc(w),
              "writes the fused op's output as " + b->str() + " (" + b->tilesStr() + ") but op " +
-                 squote(user_->name) + " produces " + opBlock->str() + " (" + opBlock->tilesStr() + ")",
-             {{user_->mblock.loc, "mblock of op " + squote(user_->name)}});
+                 quote(user_->name) + " produces " + opBlock->str() + " (" + opBlock->tilesStr() + ")",
+             {{user_->mblock.loc, "mblock of op " + quote(user_->name)}});
   }
 
   // The integer fused-op constraints (fused-int-*).
@@ -1064,7 +1064,7 @@ private:
     bool intOp = isIntFusedOp();
     SourceLoc accLoc = user_->accDf.present() ? user_->accDf.loc : user_->loc;
     std::string accName = user_->accDf.present() ? std::string(dataFormatName(user_->accDf.value)) : "unset";
-    DiagNote accNote{accLoc, "op " + squote(user_->name) + " has acc_df " + accName};
+    DiagNote accNote{accLoc, "op " + quote(user_->name) + " has acc_df " + accName};
 
     bool hasRequantOrDequant = false;
     for (size_t i = 0; i < subs_.size(); ++i) hasRequantOrDequant |= isRequantOrDequant(type(i));
@@ -1095,7 +1095,7 @@ private:
                                                     "quantization", "dequantization", "requantization"};
       if (!kIntOps.count(t))
         report("fused-int-op-type", i, typeLoc(i),
-               squote(t) + " is not supported in an integer fused op (only nop, add, subtract, multiply, "
+               quote(t) + " is not supported in an integer fused op (only nop, add, subtract, multiply, "
                "quantization, dequantization and requantization)",
                {accNote});
       // 3
@@ -1111,12 +1111,12 @@ private:
             report("fused-int-input-df", i, in.loc,
                    in.name + " is " + std::string(dataFormatName(*df)) + ": inputs of " + t +
                        " in an integer fused op have to be Int8 or Int32",
-                   {{user_->inDfLoc, "in_df of op " + squote(user_->name)}});
+                   {{user_->inDfLoc, "in_df of op " + quote(user_->name)}});
       // 7: requantization/dequantization keep two operands in dest.
       int64_t limit = hasRequantOrDequant ? 2 : 4;
       if (s.ublock.present() && mul(s.ublock.value.r, s.ublock.value.c) > limit)
         report("fused-int-ublock-size", i, ublockLoc(i),
-               "ublock " + dimStr(s.ublock.value) + " is more than " + std::to_string(limit) +
+               "ublock " + dimText(s.ublock.value) + " is more than " + std::to_string(limit) +
                    " tiles, the limit of an integer fused op" +
                    (hasRequantOrDequant ? " with requantization or dequantization" : ""));
       // 8
@@ -1164,7 +1164,7 @@ private:
         if (parseBufName(sub(i).output.value).kind == BufKind::Intermed) {
           report("fused-int-formats", i, user_->intermedDf.loc,
                  "intermed_df of an integer fused op has to be Int8 or Int32, got " +
-                     std::string(dataFormatName(user_->intermedDf.value)) + " (op " + squote(user_->name) + ")",
+                     std::string(dataFormatName(user_->intermedDf.value)) + " (op " + quote(user_->name) + ")",
                  {{outputLoc(i), "writes " + sub(i).output.value}});
           break;
         }
@@ -1174,10 +1174,10 @@ private:
       bool dequantLast = type(w) == "dequantization";
       if (dequantLast ? out != DataFormat::Float32 : !isIntFormat(out))
         report("fused-int-output-df", w, user_->outDf.loc,
-               std::string("out_df of op ") + squote(user_->name) + " is " + std::string(dataFormatName(out)) +
+               std::string("out_df of op ") + quote(user_->name) + " is " + std::string(dataFormatName(out)) +
                    (dequantLast ? " but a fused op ending in dequantization outputs Float32"
                                 : " but an integer fused op outputs Int8 or Int32 (Float32 only after dequantization)"),
-               {{outputLoc(w), "sub-op " + squote(sub(w).name) + " writes the op's output"}});
+               {{outputLoc(w), "sub-op " + quote(sub(w).name) + " writes the op's output"}});
     }
   }
 

@@ -308,11 +308,6 @@ struct Netlist {
   std::optional<TestConfig> testConfig;
   std::optional<ExtraField> performanceCheck;
   std::vector<ExtraField> extra; // unknown top-level sections
-
-  const Queue* findQueue(const std::string& name) const;
-  const Op* findOp(const std::string& name) const;
-  const Graph* findGraph(const std::string& name) const;
-  const FusedOp* findFusedOp(const std::string& id) const;
 };
 
 } // namespace tessera::netlist

@@ -1,5 +1,6 @@
 #include "netlist/parser.hpp"
 
+#include "netlist/text.hpp"
 #include "support/yaml.hpp"
 
 #include <cmath>
@@ -10,7 +11,6 @@
 namespace tessera::netlist {
 namespace {
 
-std::string squote(const std::string& s) { return "'" + s + "'"; }
 
 // Short text of a node for messages: the scalar itself, or its kind.
 std::string describe(const yaml::Node& n) {
@@ -18,7 +18,7 @@ std::string describe(const yaml::Node& n) {
   if (n.IsScalar()) {
     std::string s = n.Scalar();
     if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return squote(s);
+    return quote(s);
   }
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a map";
@@ -120,7 +120,7 @@ private:
     if (v.IsScalar()) {
       if (auto e = parse(v.Scalar())) return e;
       d_.error("field-value", loc,
-               element + ": unknown " + field + " " + squote(v.Scalar()) + " (expected one of " + allowed + ")");
+               element + ": unknown " + field + " " + quote(v.Scalar()) + " (expected one of " + allowed + ")");
       return std::nullopt;
     }
     typeError(loc, element, field, std::string("one of ") + allowed, v);
@@ -317,7 +317,7 @@ void Parser::parseQueue(const std::string& name, const yaml::Node& k, const yaml
   Queue q;
   q.name = name;
   q.loc = locOf(k);
-  const std::string element = "queue " + squote(name);
+  const std::string element = "queue " + quote(name);
   if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
   forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "input") stringField(q.input, fk, fv, element);
@@ -377,7 +377,7 @@ std::vector<Tm> Parser::parseTms(const yaml::Node& k, const yaml::Node& v, const
     }
     auto kind = parseTmKind(kindName);
     if (!kind) {
-      d_.error("tm-syntax", loc, element + ": " + field + ": unknown TM " + squote(kindName) +
+      d_.error("tm-syntax", loc, element + ": " + field + ": unknown TM " + quote(kindName) +
                                      " (expected broadcast, tile_broadcast, hslice, hstack, vslice, vstack, transpose or pad)");
       continue;
     }
@@ -641,7 +641,7 @@ void Parser::parseGraph(const std::string& name, const yaml::Node& k, const yaml
   Graph g;
   g.name = name;
   g.loc = locOf(k);
-  const std::string element = "graph " + squote(name);
+  const std::string element = "graph " + quote(name);
   if (!expectMap(v, valueLoc(k, v), element, "definition")) return;
   forEachPair(v, element, [&](const std::string& key, const yaml::Node& fk, const yaml::Node& fv) {
     if (key == "target_device") intField(g.targetDevice, fk, fv, element);
@@ -660,7 +660,7 @@ void Parser::parseGraph(const std::string& name, const yaml::Node& k, const yaml
 }
 
 void Parser::parseOp(Op& op, const yaml::Node& v) {
-  const std::string element = "op " + squote(op.name);
+  const std::string element = "op " + quote(op.name);
   // inputs first: input_N_* fields refer to them wherever they appear in the map.
   if (yaml::Node in = v["inputs"]; in.IsDefined()) {
     op.inputsLoc = locOf(in).valid() ? locOf(in) : op.loc;
@@ -737,7 +737,7 @@ void Parser::parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl
     FusedOp f;
     f.id = id;
     f.loc = locOf(fk);
-    const std::string element = "fused op " + squote(id);
+    const std::string element = "fused op " + quote(id);
     if (!expectMap(fv, valueLoc(fk, fv), element, "definition")) return;
     forEachPair(fv, element, [&](const std::string& key, const yaml::Node& sk, const yaml::Node& sv) {
       if (key == "inputs") intField(f.inputs, sk, sv, element);
@@ -764,7 +764,7 @@ void Parser::parseFusedOps(const yaml::Node& k, const yaml::Node& v, Netlist& nl
             FusedSubOp sub;
             sub.name = item.begin()->first.Scalar();
             sub.loc = locOf(item.begin()->first);
-            parseFusedSubOp(sub, item.begin()->second, schedElement + " sub-op " + squote(sub.name));
+            parseFusedSubOp(sub, item.begin()->second, schedElement + " sub-op " + quote(sub.name));
             s.ops.push_back(std::move(sub));
           }
           f.schedules.push_back(std::move(s));
@@ -851,7 +851,7 @@ void Parser::parsePrograms(const yaml::Node& k, const yaml::Node& v, Netlist& nl
       continue;
     }
     if (!body.IsSequence()) {
-      typeError(valueLoc(item.begin()->first, body), "program " + squote(p.name), "body", "a list of instructions", body);
+      typeError(valueLoc(item.begin()->first, body), "program " + quote(p.name), "body", "a list of instructions", body);
       continue;
     }
     for (const auto& ins : body) parseInstruction(p, ins);
@@ -860,7 +860,7 @@ void Parser::parsePrograms(const yaml::Node& k, const yaml::Node& v, Netlist& nl
 }
 
 void Parser::parseInstruction(Program& prog, const yaml::Node& item) {
-  const std::string element = "program " + squote(prog.name);
+  const std::string element = "program " + quote(prog.name);
   Instruction ins;
   ins.loc = locOf(item).valid() ? locOf(item) : prog.loc;
   std::string op;
@@ -924,7 +924,7 @@ void Parser::parseInstruction(Program& prog, const yaml::Node& item) {
     auto opcode = parseVarOpcode(arg[1].Scalar());
     SourceLoc opLoc = locOf(arg[1]).valid() ? locOf(arg[1]) : argLoc;
     if (!opcode) {
-      d_.error("program-syntax", opLoc, element + ": unknown varinst opcode " + squote(arg[1].Scalar()) +
+      d_.error("program-syntax", opLoc, element + ": unknown varinst opcode " + quote(arg[1].Scalar()) +
                                             " (expected set, add, mul, inc or incwrap)");
       return;
     }
@@ -961,7 +961,7 @@ void Parser::parseInstruction(Program& prog, const yaml::Node& item) {
       else d_.error("program-syntax", l, element + ": " + op + " takes queue names, got " + describe(n));
     }
   } else {
-    d_.error("program-syntax", ins.loc, element + ": unknown instruction " + squote(op) +
+    d_.error("program-syntax", ins.loc, element + ": unknown instruction " + quote(op) +
                                             " (expected var, staticvar, param, varinst, loop, endloop, execute, "
                                             "allocate_queue, deallocate_queue or endprogram)");
     return;
@@ -983,7 +983,7 @@ void Parser::parseExecute(Instruction& ins, const yaml::Node& k, const yaml::Nod
         QueueSetting qs;
         qs.queue = qname;
         qs.loc = locOf(qk);
-        const std::string qel = element + ": queue_settings of " + squote(qname);
+        const std::string qel = element + ": queue_settings of " + quote(qname);
         if (!isNullScalar(qv)) {
           if (!expectMap(qv, valueLoc(qk, qv), qel, "settings")) return;
           forEachPair(qv, qel, [&](const std::string& f, const yaml::Node& sk, const yaml::Node& sv) {
@@ -1032,7 +1032,7 @@ ComparisonConfig Parser::parseComparison(const yaml::Node& k, const yaml::Node& 
     else if (key == "overrides" && allowOverrides) {
       if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
       forEachPair(fv, element + ": overrides", [&](const std::string& q, const yaml::Node& ok, const yaml::Node& ov) {
-        c.overrides.emplace_back(q, parseComparison(ok, ov, element + ": override " + squote(q), false));
+        c.overrides.emplace_back(q, parseComparison(ok, ov, element + ": override " + quote(q), false));
       });
     } else c.extra.push_back(extraField(key, fk, fv)); // check_tile_rows_range, method, ...
   });
@@ -1061,7 +1061,7 @@ StimulusConfig Parser::parseStimulus(const yaml::Node& k, const yaml::Node& v, c
     else if (key == "overrides" && allowOverrides) {
       if (isNullScalar(fv) || !expectMap(fv, valueLoc(fk, fv), element, "overrides")) return;
       forEachPair(fv, element + ": overrides", [&](const std::string& q, const yaml::Node& ok, const yaml::Node& ov) {
-        s.overrides.emplace_back(q, parseStimulus(ok, ov, element + ": override " + squote(q), false));
+        s.overrides.emplace_back(q, parseStimulus(ok, ov, element + ": override " + quote(q), false));
       });
     } else s.extra.push_back(extraField(key, fk, fv)); // set_tile_rows, matmul_ident_name, ...
   });

@@ -3,6 +3,7 @@
 #include "device/arch_params.hpp"
 #include "netlist/format_rules.hpp"
 #include "netlist/shape.hpp"
+#include "netlist/text.hpp"
 
 #include <algorithm>
 #include <map>
@@ -13,8 +14,6 @@
 namespace tessera::netlist {
 namespace {
 
-std::string q(const std::string& s) { return "'" + s + "'"; }
-std::string dimStr(Dim2 d) { return "[" + std::to_string(d.r) + ", " + std::to_string(d.c) + "]"; }
 
 // Op types whose inputs (after TMs) all have the output's shape.
 bool isEltwise(const std::string& type) {
@@ -56,6 +55,7 @@ private:
   std::unordered_map<std::string, const Graph*> graphs_;
   std::unordered_map<std::string, const FusedOp*> fused_;
   std::set<std::string> dynamicQueues_; // named by allocate_queue: their DRAM is reused over time
+  std::set<std::string> aliasedQueues_; // the second view of some dual-view (alias) queue
 
   const SocDescriptor& device() const { return *target_.device; }
   std::string archStr() const { return std::string(archName(target_.arch)); }
@@ -67,16 +67,17 @@ private:
     auto addNode = [&](const std::string& name, SourceLoc loc, const std::string& kind) {
       auto [it, fresh] = nodes.emplace(name, loc);
       if (!fresh)
-        d_.error("duplicate-name", loc, kind + " " + q(name) + " is defined more than once; queue and op names must be unique")
-            .note(it->second, "first definition of " + q(name));
+        d_.error("duplicate-name", loc, kind + " " + quote(name) + " is defined more than once; queue and op names must be unique")
+            .note(it->second, "first definition of " + quote(name));
     };
     for (const Queue& queue : nl_.queues) {
       addNode(queue.name, queue.loc, "queue");
       queues_.emplace(queue.name, &queue);
+      if (queue.alias.present()) aliasedQueues_.insert(queue.alias.value);
     }
     for (const Graph& g : nl_.graphs) {
       if (auto [it, fresh] = graphs_.emplace(g.name, &g); !fresh)
-        d_.error("duplicate-name", g.loc, "graph " + q(g.name) + " is defined more than once").note(it->second->loc, "first definition");
+        d_.error("duplicate-name", g.loc, "graph " + quote(g.name) + " is defined more than once").note(it->second->loc, "first definition");
       for (const Op& op : g.ops) {
         addNode(op.name, op.loc, "op");
         ops_.emplace(op.name, &op);
@@ -84,11 +85,11 @@ private:
     }
     for (const FusedOp& f : nl_.fusedOps)
       if (auto [it, fresh] = fused_.emplace(f.id, &f); !fresh)
-        d_.error("duplicate-name", f.loc, "fused op " + q(f.id) + " is defined more than once").note(it->second->loc, "first definition");
+        d_.error("duplicate-name", f.loc, "fused op " + quote(f.id) + " is defined more than once").note(it->second->loc, "first definition");
     std::map<std::string, SourceLoc> programs;
     for (const Program& p : nl_.programs) {
       if (auto [it, fresh] = programs.emplace(p.name, p.loc); !fresh)
-        d_.error("duplicate-name", p.loc, "program " + q(p.name) + " is defined more than once").note(it->second, "first definition");
+        d_.error("duplicate-name", p.loc, "program " + quote(p.name) + " is defined more than once").note(it->second, "first definition");
       for (const Instruction& ins : p.instructions)
         if (ins.kind == InstrKind::AllocateQueue)
           for (const auto& qn : ins.queues) dynamicQueues_.insert(qn.value);
@@ -116,7 +117,7 @@ private:
     bool ok = true;
     for (auto& [name, f] : dims)
       if (f->present() && (f->value.r < 1 || f->value.c < 1 || f->value.r > (1 << 20) || f->value.c > (1 << 20))) {
-        d_.error("positive-dims", f->loc, element + ": " + name + " " + dimStr(f->value) + " must have both dimensions in 1..1048576");
+        d_.error("positive-dims", f->loc, element + ": " + name + " " + dimText(f->value) + " must have both dimensions in 1..1048576");
         ok = false;
       }
     for (auto& [name, f] : ints)
@@ -129,7 +130,7 @@ private:
 
   // ---------------------------------------------------------------- queues
   void checkQueue(const Queue& queue) {
-    const std::string element = "queue " + q(queue.name);
+    const std::string element = "queue " + quote(queue.name);
     checkTargetDevice(queue.targetDevice, element);
     bool dimsOk = checkPositive(element, {{"grid_size", &queue.gridSize}, {"mblock", &queue.mblock}, {"ublock", &queue.ublock}},
                                 {{"t", &queue.t}, {"entries", &queue.entries}});
@@ -138,10 +139,10 @@ private:
       auto op = ops_.find(queue.input.value);
       if (op == ops_.end()) {
         if (queues_.count(queue.input.value))
-          d_.error("unknown-producer", queue.input.loc, element + ": input " + q(queue.input.value) +
+          d_.error("unknown-producer", queue.input.loc, element + ": input " + quote(queue.input.value) +
                                                           " is a queue; a queue's input must be an op or HOST");
         else
-          d_.error("unknown-producer", queue.input.loc, element + ": input " + q(queue.input.value) +
+          d_.error("unknown-producer", queue.input.loc, element + ": input " + quote(queue.input.value) +
                                                           " names no op (expected an op name, HOST, or a net2net_* name)");
       } else if (dimsOk) {
         checkQueueShape(queue, *op->second);
@@ -159,7 +160,7 @@ private:
       } else if (cells && allocs.size() != cells) {
         d_.error("alloc-count", allocLoc,
                  element + ": " + std::to_string(allocs.size()) + " " + field + " allocation(s) for a grid_size of " +
-                     dimStr(queue.gridSize.value) + " (" + std::to_string(cells) + " buffers); there must be one per grid cell");
+                     dimText(queue.gridSize.value) + " (" + std::to_string(cells) + " buffers); there must be one per grid cell");
       }
       if (dram && queue.hostLoc.valid())
         d_.warning("alloc-unused", queue.hostLoc, element + ": 'host' allocations are ignored for a queue with loc: dram");
@@ -170,7 +171,7 @@ private:
     if (queue.alias.present()) {
       auto target = queues_.find(queue.alias.value);
       if (target == queues_.end())
-        d_.error("unknown-alias", queue.alias.loc, element + ": alias " + q(queue.alias.value) + " names no queue");
+        d_.error("unknown-alias", queue.alias.loc, element + ": alias " + quote(queue.alias.value) + " names no queue");
       else if (target->second == &queue)
         d_.error("unknown-alias", queue.alias.loc, element + ": a queue cannot alias itself");
     }
@@ -182,7 +183,7 @@ private:
   void checkTileDim(const Field<Dim2>& td, const std::string& element) {
     static const std::set<std::pair<int64_t, int64_t>> kTiles = {{1, 32}, {2, 32}, {4, 32}, {8, 32}, {16, 32}, {32, 32}, {32, 16}};
     if (!kTiles.count({td.value.r, td.value.c}))
-      d_.error("tile-dim", td.loc, element + ": tile_dim " + dimStr(td.value) +
+      d_.error("tile-dim", td.loc, element + ": tile_dim " + dimText(td.value) +
                                        " is not a supported tile shape (32x32, 32x16, or 1/2/4/8/16 rows x 32)");
   }
 
@@ -195,12 +196,12 @@ private:
     DataFormat df = f.value;
     std::string format(dataFormatName(df));
     if (df == DataFormat::Int8 || df == DataFormat::Int32)
-      d_.error("tile-dim-format", f.loc, element + ": " + what + " is " + format + " in " + dimStr(tile) +
+      d_.error("tile-dim-format", f.loc, element + ": " + what + " is " + format + " in " + dimText(tile) +
                                              " tiles; integer formats need 32x32 tiles");
     bool bfp2 = df == DataFormat::Bfp2 || df == DataFormat::Bfp2_b;
     bool bfp4 = df == DataFormat::Bfp4 || df == DataFormat::Bfp4_b;
     if ((bfp2 && tile.r <= 2) || (bfp4 && tile.r == 1))
-      d_.error("tile-dim-format", f.loc, element + ": " + what + " is a " + dimStr(tile) + " tile in " + format +
+      d_.error("tile-dim-format", f.loc, element + ": " + what + " is a " + dimText(tile) + " tile in " + format +
                                              ", which is not a multiple of 32 bytes, the unit the NOC moves");
   }
 
@@ -218,7 +219,7 @@ private:
   static constexpr uint64_t kQueueHeaderBytes = 32; // rd/wr pointers etc., as BUDA DRAM queues carry
 
   void checkDramAllocations(const Queue& queue) {
-    const std::string element = "queue " + q(queue.name);
+    const std::string element = "queue " + quote(queue.name);
     bool sized = queue.entries.present() && queue.t.present() && queue.mblock.present() && queue.ublock.present() && queue.df.present();
     uint64_t bytes = sized ? queueBufferBytes(queue) : 0;
     for (size_t i = 0; i < queue.dram.size(); ++i) {
@@ -256,9 +257,6 @@ private:
       }
     }
     std::set<std::pair<std::string, std::string>> reported;
-    std::set<std::string> aliased;
-    for (const Queue& queue : nl_.queues)
-      if (queue.alias.present()) aliased.insert(queue.alias.value);
     for (auto& [channel, ranges] : byChannel) {
       std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.queue->name < b.queue->name;
@@ -271,14 +269,14 @@ private:
         const Range& prev = *reach;
         if (cur.end > reach->end) reach = &cur;
         if (cur.begin >= prev.end || prev.queue == cur.queue) continue;
-        if (aliased.count(prev.queue->name) || aliased.count(cur.queue->name)) continue;
+        if (aliasedQueues_.count(prev.queue->name) || aliasedQueues_.count(cur.queue->name)) continue;
         if (!reported.insert({prev.queue->name, cur.queue->name}).second) continue;
         // A warning: the BUDA backend does not check this and real netlists share
         // DRAM on purpose (e.g. a cache written in place under a second name).
         d_.warning("dram-overlap", cur.loc,
-                   "queue " + q(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
-                       " overlaps a buffer of queue " + q(prev.queue->name))
-            .note(prev.loc, "queue " + q(prev.queue->name) + " buffer spans " + std::to_string(prev.end - prev.begin) + " bytes from here");
+                   "queue " + quote(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
+                       " overlaps a buffer of queue " + quote(prev.queue->name))
+            .note(prev.loc, "queue " + quote(prev.queue->name) + " buffer spans " + std::to_string(prev.end - prev.begin) + " bytes from here");
       }
     }
   }
@@ -294,28 +292,28 @@ private:
       auto applied = applyTms(expected, queue.inputTms, &failed, &why);
       if (!applied) {
         d_.error("tm-divisibility", failed ? failed->loc : queue.inputTmsLoc,
-                 "queue " + q(queue.name) + ": input_tms on the output of " + q(producer.name) + " " + expected.str() + ": " + why);
+                 "queue " + quote(queue.name) + ": input_tms on the output of " + quote(producer.name) + " " + expected.str() + ": " + why);
         return;
       }
       expected = *applied;
     }
     if (!(expected == *qs))
       d_.error("shape-mismatch", queue.loc,
-               "queue " + q(queue.name) + " holds " + qs->str() + " but its producer op " + q(producer.name) +
+               "queue " + quote(queue.name) + " holds " + qs->str() + " but its producer op " + quote(producer.name) +
                    " writes " + expected.str() + (queue.inputTms.empty() ? "" : " after the queue's input_tms"))
-          .note(producer.loc, "op " + q(producer.name) + " defined here");
+          .note(producer.loc, "op " + quote(producer.name) + " defined here");
     Dim2 opTile = producer.tileDim.present() ? producer.tileDim.value : Dim2{32, 32};
     Dim2 queueTile = queue.tileDim.present() ? queue.tileDim.value : Dim2{32, 32};
     if (!(opTile == queueTile))
       d_.error("tile-dim-mismatch", queue.tileDim.present() ? queue.tileDim.loc : queue.loc,
-               "queue " + q(queue.name) + " has tile_dim " + dimStr(queueTile) + " but its producer op " + q(producer.name) +
-                   " writes " + dimStr(opTile) + " tiles")
-          .note(producer.tileDim.present() ? producer.tileDim.loc : producer.loc, "tile_dim of " + q(producer.name));
+               "queue " + quote(queue.name) + " has tile_dim " + dimText(queueTile) + " but its producer op " + quote(producer.name) +
+                   " writes " + dimText(opTile) + " tiles")
+          .note(producer.tileDim.present() ? producer.tileDim.loc : producer.loc, "tile_dim of " + quote(producer.name));
     if (producer.outDf.present() && queue.df.present() && producer.outDf.value != queue.df.value)
       d_.error("df-mismatch", queue.df.loc,
-               "queue " + q(queue.name) + " has df " + std::string(dataFormatName(queue.df.value)) + " but op " +
-                   q(producer.name) + " writes " + std::string(dataFormatName(producer.outDf.value)))
-          .note(producer.outDf.loc, "out_df of " + q(producer.name));
+               "queue " + quote(queue.name) + " has df " + std::string(dataFormatName(queue.df.value)) + " but op " +
+                   quote(producer.name) + " writes " + std::string(dataFormatName(producer.outDf.value)))
+          .note(producer.outDf.loc, "out_df of " + quote(producer.name));
   }
 
   // ---------------------------------------------------------------- formats
@@ -331,7 +329,7 @@ private:
 
   // ---------------------------------------------------------------- graphs and ops
   void checkGraph(const Graph& g) {
-    const std::string element = "graph " + q(g.name);
+    const std::string element = "graph " + quote(g.name);
     checkTargetDevice(g.targetDevice, element);
     if (g.inputCount.present() && g.inputCount.value < 1)
       d_.error("positive-dims", g.inputCount.loc, element + ": input_count must be at least 1");
@@ -341,21 +339,21 @@ private:
   }
 
   void checkOp(const Graph& g, const Op& op) {
-    const std::string element = "op " + q(op.name);
+    const std::string element = "op " + quote(op.name);
     bool dimsOk = checkPositive(element, {{"grid_size", &op.gridSize}, {"mblock", &op.mblock}, {"ublock", &op.ublock}},
                                 {{"t", &op.t}});
     if (op.gridLoc.present() && (op.gridLoc.value.r < 0 || op.gridLoc.value.c < 0)) {
-      d_.error("grid-bounds", op.gridLoc.loc, element + ": grid_loc " + dimStr(op.gridLoc.value) + " must not be negative");
+      d_.error("grid-bounds", op.gridLoc.loc, element + ": grid_loc " + dimText(op.gridLoc.value) + " must not be negative");
       dimsOk = false;
     }
     if (op.type.present() && !isKnownOpType(op.type.value))
-      d_.warning("unknown-op-type", op.type.loc, element + ": op type " + q(op.type.value) + " is not one the toolchain knows");
+      d_.warning("unknown-op-type", op.type.loc, element + ": op type " + quote(op.type.value) + " is not one the toolchain knows");
     // Grid on the device.
     if (dimsOk && op.gridLoc.present() && op.gridSize.present()) {
       Dim2 placed = op.placedGridSize();
       if (op.gridLoc.value.r + placed.r > device().workerRows || op.gridLoc.value.c + placed.c > device().workerCols) {
         auto diag = d_.error("grid-bounds", op.gridLoc.loc,
-                             element + ": grid_loc " + dimStr(op.gridLoc.value) + " with grid_size " + dimStr(op.gridSize.value) +
+                             element + ": grid_loc " + dimText(op.gridLoc.value) + " with grid_size " + dimText(op.gridSize.value) +
                                  (op.gridTranspose.value ? " (transposed)" : "") + " extends past the " +
                                  std::to_string(device().workerRows) + "x" + std::to_string(device().workerCols) +
                                  " worker grid of " + device().name);
@@ -382,7 +380,7 @@ private:
       int64_t tiles = op.ublock.value.r * op.ublock.value.c;
       if (tiles > limit)
         d_.error("ublock-fits-dest", op.ublock.loc,
-                 element + ": ublock " + dimStr(op.ublock.value) + " holds " + std::to_string(tiles) +
+                 element + ": ublock " + dimText(op.ublock.value) + " holds " + std::to_string(tiles) +
                      " tiles but dest holds " + std::to_string(limit) + " with " + std::string(dataFormatName(op.accDf.value)) +
                      " accumulation (half of dest: math and pack double-buffer it)");
     }
@@ -408,20 +406,20 @@ private:
         d_.error("unknown-fused-op", op.type.loc, element + ": a fused_op needs attributes.fused_op_id");
       else if (auto f = fused_.find(op.attributes.fusedOpId.value); f == fused_.end())
         d_.error("unknown-fused-op", op.attributes.fusedOpId.loc,
-                 element + ": fused_op_id " + q(op.attributes.fusedOpId.value) + " names no entry of fused_ops");
+                 element + ": fused_op_id " + quote(op.attributes.fusedOpId.value) + " names no entry of fused_ops");
       else if (f->second->inputs.present() && op.inputsLoc.valid() &&
                f->second->inputs.value != static_cast<int64_t>(op.inputs.size()))
         d_.error("fused-input-count", op.inputsLoc,
-                 element + ": has " + std::to_string(op.inputs.size()) + " input(s) but fused op " + q(f->first) +
+                 element + ": has " + std::to_string(op.inputs.size()) + " input(s) but fused op " + quote(f->first) +
                      " takes " + std::to_string(f->second->inputs.value))
-            .note(f->second->inputs.loc, "inputs of fused op " + q(f->first));
+            .note(f->second->inputs.loc, "inputs of fused op " + quote(f->first));
     }
     // Output shape check against consumers happens from the consumer side.
     (void)g;
   }
 
   void checkAttributes(const Op& op) {
-    const std::string element = "op " + q(op.name);
+    const std::string element = "op " + quote(op.name);
     const OpAttributes& a = op.attributes;
     if (op.type.value == "matmul" && !a.identity.value && op.inputs.size() >= 2) {
       if (!a.mK.present() || !a.uKt.present())
@@ -444,17 +442,17 @@ private:
         d_.error("operand-index", kb.loc, element + ": kernel_broadcast names input_" + std::to_string(index) + " but the op has " +
                                               std::to_string(op.inputs.size()) + " input(s)");
     if (a.reluMode.present() && a.reluMode.value != "min" && a.reluMode.value != "max" && a.reluMode.value != "none")
-      d_.error("attribute-value", a.reluMode.loc, element + ": relu_mode must be min, max or none, got " + q(a.reluMode.value));
+      d_.error("attribute-value", a.reluMode.loc, element + ": relu_mode must be min, max or none, got " + quote(a.reluMode.value));
   }
 
   void checkUntilize(const Op& op) {
-    const std::string element = "op " + q(op.name);
+    const std::string element = "op " + quote(op.name);
     SourceLoc loc = op.untilizeOutput.loc;
     for (const Graph& g : nl_.graphs)
       for (const Op& consumer : g.ops)
         for (const Operand& in : consumer.inputs)
           if (in.name == op.name)
-            d_.error("untilize-output", in.loc, "op " + q(consumer.name) + " reads op " + q(op.name) +
+            d_.error("untilize-output", in.loc, "op " + quote(consumer.name) + " reads op " + quote(op.name) +
                                                     ", whose output is untilized; an untilized output may only feed queues")
                 .note(loc, "untilize_output set here");
     // The untilized rows go to exactly one [1, 1] queue, which no op reads back.
@@ -463,20 +461,20 @@ private:
       if (queue.input.value != op.name) continue;
       if (first)
         d_.error("untilize-output", queue.loc,
-                 "queue " + q(queue.name) + " is a second queue fed by " + q(op.name) + ", whose output is untilized; "
+                 "queue " + quote(queue.name) + " is a second queue fed by " + quote(op.name) + ", whose output is untilized; "
                  "an untilized output feeds one queue (no fork)")
-            .note(first->loc, "first queue " + q(first->name));
+            .note(first->loc, "first queue " + quote(first->name));
       first = first ? first : &queue;
       if (queue.gridSize.present() && !(queue.gridSize.value == Dim2{1, 1}))
         d_.error("untilize-output", queue.gridSize.loc,
-                 "queue " + q(queue.name) + " receives the untilized output of " + q(op.name) + " and must have grid_size [1, 1]")
+                 "queue " + quote(queue.name) + " receives the untilized output of " + quote(op.name) + " and must have grid_size [1, 1]")
             .note(loc, "untilize_output set here");
       for (const Graph& g : nl_.graphs)
         for (const Op& consumer : g.ops)
           for (const Operand& in : consumer.inputs)
             if (in.name == queue.name)
-              d_.error("untilize-output", in.loc, "op " + q(consumer.name) + " reads queue " + q(queue.name) +
-                                                      ", which holds the untilized output of " + q(op.name) +
+              d_.error("untilize-output", in.loc, "op " + quote(consumer.name) + " reads queue " + quote(queue.name) +
+                                                      ", which holds the untilized output of " + quote(op.name) +
                                                       "; untilized data feeds no op")
                   .note(loc, "untilize_output set here");
     }
@@ -496,13 +494,13 @@ private:
 
   void checkOperand(const Graph& g, const Op& op, size_t index, bool opDimsOk) {
     const Operand& in = op.inputs[index];
-    const std::string element = "op " + q(op.name);
+    const std::string element = "op " + quote(op.name);
     const Op* producerOp = nullptr;
     const Queue* producerQueue = nullptr;
     if (auto it = ops_.find(in.name); it != ops_.end()) producerOp = it->second;
     else if (auto qt = queues_.find(in.name); qt != queues_.end()) producerQueue = qt->second;
     if (!producerOp && !producerQueue) {
-      d_.error("unknown-input", in.loc, element + ": input " + std::to_string(index) + " " + q(in.name) + " names no queue or op");
+      d_.error("unknown-input", in.loc, element + ": input " + std::to_string(index) + " " + quote(in.name) + " names no queue or op");
       return;
     }
     if (producerOp == &op) {
@@ -511,9 +509,9 @@ private:
     }
     if (producerOp && producerOp->graph != g.name) {
       d_.error("cross-graph-edge", in.loc,
-               element + " in graph " + q(g.name) + " reads op " + q(in.name) + " of graph " + q(producerOp->graph) +
+               element + " in graph " + quote(g.name) + " reads op " + quote(in.name) + " of graph " + quote(producerOp->graph) +
                    "; data crosses graphs only through queues")
-          .note(producerOp->loc, "op " + q(in.name) + " defined here");
+          .note(producerOp->loc, "op " + quote(in.name) + " defined here");
       return;
     }
     // Data format as produced.
@@ -521,12 +519,12 @@ private:
     if (index < op.inDf.size() && produced.present() && op.inDf[index].value != produced.value)
       d_.error("in-df-mismatch", op.inDf[index].loc,
                element + ": in_df[" + std::to_string(index) + "] is " + std::string(dataFormatName(op.inDf[index].value)) +
-                   " but input " + q(in.name) + " is " + std::string(dataFormatName(produced.value)))
-          .note(produced.loc, "format of " + q(in.name));
+                   " but input " + quote(in.name) + " is " + std::string(dataFormatName(produced.value)))
+          .note(produced.loc, "format of " + quote(in.name));
     // Formats in the producer's tiles.
     if (index < op.inDf.size())
       checkTileFormat(producerOp ? tileOf(producerOp->tileDim) : tileOf(producerQueue->tileDim), op.inDf[index], element,
-                      "input " + std::to_string(index) + " (" + q(in.name) + ")");
+                      "input " + std::to_string(index) + " (" + quote(in.name) + ")");
     // Shapes.
     if (!opDimsOk) return;
     auto src = producerOp ? opOutputShape(*producerOp) : queueShape(*producerQueue);
@@ -537,7 +535,7 @@ private:
       shape.c -= in.unpad->ct;
       if (shape.r < 1 || shape.c < 1) {
         d_.error("tm-divisibility", in.unpad->loc, element + ": input_" + std::to_string(index) + "_unpad removes more tiles than " +
-                                                        q(in.name) + " has (" + src->str() + ")");
+                                                        quote(in.name) + " has (" + src->str() + ")");
         return;
       }
     }
@@ -546,7 +544,7 @@ private:
     auto after = applyTms(shape, in.tms, &failed, &why);
     if (!after) {
       d_.error("tm-divisibility", failed ? failed->loc : in.tmsLoc, element + ": input_" + std::to_string(index) + "_tms on " +
-                                                                         q(in.name) + " " + shape.str() + ": " + why);
+                                                                         quote(in.name) + " " + shape.str() + ": " + why);
       return;
     }
     if (in.pad) {
@@ -557,10 +555,10 @@ private:
     if (!expected) return;
     if (!(*expected == *after)) {
       auto diag = d_.error("shape-mismatch", in.loc,
-                           element + " (" + op.type.value + "): input " + std::to_string(index) + " " + q(in.name) + " is " +
+                           element + " (" + op.type.value + "): input " + std::to_string(index) + " " + quote(in.name) + " is " +
                                after->str() + (in.tms.empty() && !in.pad && !in.unpad ? "" : " after its TMs") +
                                " but the op expects " + expected->str());
-      diag.note(producerOp ? producerOp->loc : producerQueue->loc, q(in.name) + " produces " + src->str());
+      diag.note(producerOp ? producerOp->loc : producerQueue->loc, quote(in.name) + " produces " + src->str());
     }
   }
 
@@ -611,9 +609,9 @@ private:
         if (b.r0 < a.r1 && a.r0 < b.r1 && b.c0 < a.c1 && a.c0 < b.c1) {
           int64_t r = std::max(a.r0, b.r0), c = std::max(a.c0, b.c0);
           d_.error("grid-overlap", b.op->gridLoc.loc,
-                   "op " + q(b.op->name) + " overlaps op " + q(a.op->name) + " in graph " + q(g.name) + " (both use core [" +
+                   "op " + quote(b.op->name) + " overlaps op " + quote(a.op->name) + " in graph " + quote(g.name) + " (both use core [" +
                        std::to_string(r) + ", " + std::to_string(c) + "])")
-              .note(a.op->gridLoc.loc, "op " + q(a.op->name) + " placed here");
+              .note(a.op->gridLoc.loc, "op " + quote(a.op->name) + " placed here");
         }
       }
   }
@@ -639,8 +637,8 @@ private:
         if (it == local.end() || it->second == op) continue;
         int& c = colour[it->second];
         if (c == 1) {
-          d_.error("graph-cycle", in.loc, "op " + q(op->name) + " reads op " + q(in.name) + ", which depends on " + q(op->name) +
-                                              ": ops of graph " + q(g.name) + " form a cycle");
+          d_.error("graph-cycle", in.loc, "op " + quote(op->name) + " reads op " + quote(in.name) + ", which depends on " + quote(op->name) +
+                                              ": ops of graph " + quote(g.name) + " form a cycle");
         } else if (c == 0) {
           c = 1;
           stack.push_back({it->second, 0});
@@ -655,7 +653,7 @@ private:
   }
 
   void checkProgram(const Program& p) {
-    const std::string element = "program " + q(p.name);
+    const std::string element = "program " + quote(p.name);
     std::map<std::string, SourceLoc> declared;
     std::vector<SourceLoc> loops;
     auto use = [&](const Operand64& o, const std::string& what) {
@@ -704,7 +702,7 @@ private:
           if (!queues_.count(qn.value))
             d_.error("unknown-queue", qn.loc, element + ": " +
                                                   (ins.kind == InstrKind::AllocateQueue ? "allocate_queue" : "deallocate_queue") +
-                                                  " names " + q(qn.value) + ", which is not a queue");
+                                                  " names " + quote(qn.value) + ", which is not a queue");
         break;
       case InstrKind::EndProgram:
         break;
@@ -714,11 +712,11 @@ private:
   }
 
   template <class Use> void checkExecute(const Program& p, const Instruction& ins, Use& use) {
-    const std::string element = "program " + q(p.name);
+    const std::string element = "program " + quote(p.name);
     auto gi = graphs_.find(ins.graphName.value);
     const Graph* graph = gi == graphs_.end() ? nullptr : gi->second;
     if (ins.graphName.present() && !graph)
-      d_.error("unknown-graph", ins.graphName.loc, element + ": execute names graph " + q(ins.graphName.value) + ", which does not exist");
+      d_.error("unknown-graph", ins.graphName.loc, element + ": execute names graph " + quote(ins.graphName.value) + ", which does not exist");
     // Queues the graph reads: each needs settings.
     std::map<std::string, SourceLoc> reads;
     if (graph)
@@ -727,10 +725,10 @@ private:
           if (queues_.count(in.name)) reads.emplace(in.name, in.loc);
     std::set<std::string> given;
     for (const QueueSetting& qs : ins.queueSettings) {
-      const std::string qel = element + ": queue_settings of " + q(qs.queue);
+      const std::string qel = element + ": queue_settings of " + quote(qs.queue);
       auto qi = queues_.find(qs.queue);
       if (qi == queues_.end()) {
-        d_.error("unknown-queue", qs.loc, qel + ": " + q(qs.queue) + " is not a queue");
+        d_.error("unknown-queue", qs.loc, qel + ": " + quote(qs.queue) + " is not a queue");
         continue;
       }
       given.insert(qs.queue);
@@ -741,7 +739,7 @@ private:
                                                               " is a static property and must be true or false, not a variable");
       for (const auto* f : {&qs.prologue, &qs.epilogue, &qs.zero, &qs.readOnly, &qs.rdPtrLocal, &qs.rdPtrGlobal, &qs.wrPtrGlobal,
                             &qs.globalRdptrAutoinc, &qs.rdPtrAutoinc, &qs.globalWrptrAutoinc})
-        if (*f) use(**f, "queue_settings of " + q(qs.queue));
+        if (*f) use(**f, "queue_settings of " + quote(qs.queue));
       // Which pointers a program sets depends on the IO type: a queue is read
       // through a global and a local read pointer and written by its producer;
       // a ram is addressed by a global read and a global write pointer.
@@ -752,7 +750,7 @@ private:
       };
       auto forbid = [&](const char* field, const std::optional<Operand64>& value, const char* why) {
         if (value)
-          d_.error("queue-settings-field", value->loc, qel + ": " + field + " applies to " + why + "; " + q(qs.queue) +
+          d_.error("queue-settings-field", value->loc, qel + ": " + field + " applies to " + why + "; " + quote(qs.queue) +
                                                            " is a " + kind);
       };
       require("rd_ptr_global", qs.rdPtrGlobal.has_value());
@@ -764,7 +762,7 @@ private:
         forbid("wr_ptr_global", qs.wrPtrGlobal, "rams only (a queue's writer advances it)");
         if (qs.epilogue && !qs.epilogue->isVar && qs.epilogue->value && !queue.isHostFed() && !queue.isExternal())
           d_.error("queue-settings-epilogue", qs.epilogue->loc,
-                   qel + ": epilogue: true is not supported for a queue written by op " + q(queue.input.value) +
+                   qel + ": epilogue: true is not supported for a queue written by op " + quote(queue.input.value) +
                        " (BUDA issue 1818); stream it out with epilogue: false");
       }
       if (qs.rdPtrAutoinc && qs.globalRdptrAutoinc && !qs.rdPtrAutoinc->isVar && !qs.globalRdptrAutoinc->isVar &&
@@ -773,25 +771,19 @@ private:
         d_.error("queue-settings-field", qs.globalRdptrAutoinc->loc,
                  qel + ": rd_ptr_autoinc " + std::to_string(qs.rdPtrAutoinc->value) + " and global_rdptr_autoinc " +
                      std::to_string(qs.globalRdptrAutoinc->value) + " must be equal when both are set");
-      if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !isAliased(queue.name))
+      if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !aliasedQueues_.count(queue.name))
         // The spec reserves read_only for dual-view queues; real netlists also set it on KV-cache rams.
         d_.warning("queue-settings-field", qs.readOnly->loc, qel + ": read_only applies only to dual-view queues (alias)");
       if (graph && !reads.count(qs.queue) && !writtenBy(*graph, queue))
-        d_.warning("queue-settings-unused", qs.loc, qel + ": graph " + q(graph->name) + " neither reads nor writes " + q(qs.queue));
+        d_.warning("queue-settings-unused", qs.loc, qel + ": graph " + quote(graph->name) + " neither reads nor writes " + quote(qs.queue));
     }
     for (const auto& [name, loc] : reads)
       if (!given.count(name)) {
         // A warning: the runtime then uses its defaults (no prologue, pointers at 0).
         auto diag = d_.warning("queue-settings-missing", ins.loc,
-                             element + ": execute of graph " + q(graph->name) + " has no queue_settings for input queue " + q(name));
+                             element + ": execute of graph " + quote(graph->name) + " has no queue_settings for input queue " + quote(name));
         diag.note(loc, "read here");
       }
-  }
-
-  bool isAliased(const std::string& name) const {
-    for (const Queue& other : nl_.queues)
-      if (other.alias.value == name) return true;
-    return false;
   }
 
   static bool writtenBy(const Graph& g, const Queue& queue) {
