@@ -8,8 +8,8 @@
 #include "support/file_io.hpp"
 #include "support/version.hpp"
 
-#include <algorithm>
 #include <map>
+#include <tuple>
 #include <set>
 #include <memory>
 #include <ostream>
@@ -119,14 +119,14 @@ void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngi
     validateNetlist(nl, ValidationTarget{a.value, &device}, perArch.back());
     names.push_back(std::string(archName(a.value)) + " (" + device.name + ")");
   }
+  // First-seen order is kept; the index finds repeats without a quadratic scan.
   std::vector<Found> merged;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string>, size_t> index;
   for (size_t i = 0; i < perArch.size(); ++i)
     for (const Diagnostic& d : perArch[i].diagnostics()) {
-      auto same = std::find_if(merged.begin(), merged.end(), [&](const Found& f) {
-        return f.diag->rule == d.rule && f.diag->loc == d.loc && f.diag->message == d.message;
-      });
-      if (same == merged.end()) merged.push_back({&d, {names[i]}});
-      else same->archs.push_back(names[i]);
+      auto [it, fresh] = index.emplace(std::tuple(d.rule, d.loc.line, d.loc.col, d.message), merged.size());
+      if (fresh) merged.push_back({&d, {names[i]}});
+      else merged[it->second].archs.push_back(names[i]);
     }
   for (const Found& f : merged) {
     auto b = f.diag->severity == Severity::Error ? diags.error(f.diag->rule, f.diag->loc, f.diag->message)
