@@ -6,10 +6,15 @@
 #
 # STAGE: check   netlist-check (parse + validate against the netlist's first arch,
 #                or --arch, or with --all-archs every arch the netlist lists)
+#        golden  loader --target golden: runs every program to completion on the
+#                host reference model (netlists check rejects are REJECTED, not run)
 #
-# Per file: PASS; REJECTED <rule>: <first error> when the tool rejected the
-# netlist with a diagnostic; FAIL <reason> when it crashed, hung (60 s) or exited
-# without a diagnostic. Exit status 0 only when every file passed.
+# Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
+# netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
+# netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
+# 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden adds
+# `, R rejected by check`). Exit status 0 only when no file FAILed (and, for check,
+# none was rejected).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -19,7 +24,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -28,35 +33,70 @@ if [ $# -lt 2 ]; then
   exit 2
 fi
 stage="$1"; shift
+check_tool="$build/tools/netlist-check/netlist-check"
 case "$stage" in
-  check) tool="$build/tools/netlist-check/netlist-check" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check)" >&2; exit 2 ;;
+  check) tool="$check_tool" ;;
+  golden) tool="$build/tools/loader/loader" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden)" >&2; exit 2 ;;
 esac
-if [ ! -x "$tool" ]; then
-  echo "conformance.sh: $tool not built (run scripts/build.sh)" >&2
+for t in "$tool" "$check_tool"; do
+  if [ ! -x "$t" ]; then
+    echo "conformance.sh: $t not built (run scripts/build.sh)" >&2
+    exit 2
+  fi
+done
+limit="${TIMEOUT:-60}"
+if [ "$stage" = golden ] && [ "${arch_args[0]:-}" = --all-archs ]; then
+  echo "conformance.sh: --all-archs applies to check only" >&2
   exit 2
 fi
 
-passed=0; failed=0
+passed=0; failed=0; rejected=0
 log="$(mktemp)"; trap 'rm -f "$log"' EXIT
+
+# First error of the last run as "<rule> <file>: <message>".
+first_error() {
+  local first rule msg
+  first="$(grep -m1 -E ': error: ' "$log" || true)"
+  [ -n "$first" ] || return 1
+  rule="$(printf '%s' "$first" | grep -oE '\[[a-z0-9-]+\]$' | tr -d '[]')"
+  msg="$(printf '%s' "$first" | sed -E 's/^.*: error: //; s/ \[[a-z0-9-]+\]$//')"
+  echo "${rule:-error} $1: $msg"
+}
+
 while IFS= read -r -d '' file; do
-  timeout 60 "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+  if [ "$stage" = golden ]; then
+    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      rejected=$((rejected + 1))
+      echo "REJECTED $(first_error "$file" || echo "exit-$rc $file")"
+      continue
+    fi
+    timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+  else
+    timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+  fi
   rc=$?
   if [ $rc -eq 0 ]; then
     echo "PASS $file"; passed=$((passed + 1))
+  elif [ "$stage" = check ] && [ $rc -eq 1 ] && first_error "$file" >/dev/null; then
+    failed=$((failed + 1))
+    echo "REJECTED $(first_error "$file")"
+  elif [ $rc -eq 1 ] && first_error "$file" >/dev/null; then
+    failed=$((failed + 1))
+    echo "FAIL $(first_error "$file")"
+  elif [ $rc -eq 124 ]; then
+    failed=$((failed + 1))
+    echo "FAIL timeout $file"
   else
     failed=$((failed + 1))
-    first="$(grep -m1 -E ': error: ' "$log" || true)"
-    if [ $rc -eq 1 ] && [ -n "$first" ]; then
-      rule="$(printf '%s' "$first" | grep -oE '\[[a-z0-9-]+\]$' | tr -d '[]')"
-      msg="$(printf '%s' "$first" | sed -E 's/^.*: error: //; s/ \[[a-z0-9-]+\]$//')"
-      echo "REJECTED ${rule:-error} $file: $msg"
-    elif [ $rc -eq 124 ]; then
-      echo "FAIL timeout $file"
-    else
-      echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
-    fi
+    echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
   fi
 done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
-echo "$passed passed, $failed failed"
+if [ "$stage" = golden ]; then
+  echo "$passed passed, $failed failed, $rejected rejected by check"
+else
+  echo "$passed passed, $failed failed"
+fi
 [ $failed -eq 0 ]

@@ -7,7 +7,8 @@ packages=(
   cmake ninja-build g++ python3
   libyaml-dev pkg-config nlohmann-json3-dev libcli11-dev catch2
   clang-14 lld-14 llvm-14 llvm-14-tools libclang-rt-14-dev
-  python3-jsonschema python3-yaml
+  libeigen3-dev
+  python3-jsonschema python3-yaml python3-numpy
 )
 
 missing=()

@@ -19,6 +19,7 @@ config.environment["PATH"] = os.pathsep.join(
 
 tools = {
     "netlist-check": os.path.join(config.tessera_obj_root, "tools", "netlist-check", "netlist-check"),
+    "loader": os.path.join(config.tessera_obj_root, "tools", "loader", "loader"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))

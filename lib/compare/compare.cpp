@@ -1,0 +1,324 @@
+// Output comparison with BUDA's semantics (verif_comparison.cpp of the BUDA
+// backend): AllClose and AllCloseHw judge every 32x32 tile on its own; a value
+// is close when |e - a| <= atol + rtol * max(|e|, |a|); AllCloseHw also needs
+// the tile's Pearson correlation. docs/comparison.md has the details and the
+// places where we knowingly differ from BUDA.
+#include "compare/compare.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <stdexcept>
+
+namespace tessera::compare {
+namespace {
+
+using netlist::ComparisonConfig;
+using netlist::ExtraField;
+
+// BUDA's tt::constants defaults, used for fields a comparison-config omits.
+constexpr double kDefaultAtol = 1e-3;
+constexpr double kDefaultRtol = 1e-4;
+constexpr double kDefaultPct = 1.0;
+constexpr double kDefaultPcc = 0.999;
+constexpr int64_t kTile = formats::kTileDim;
+constexpr size_t kMaxReported = 8;
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// BUDA matches the type case-insensitively.
+Method parseMethod(const std::string& type) {
+  std::string t = lower(type);
+  if (t == "exact") return Method::Exact;
+  if (t == "allclose") return Method::AllClose;
+  if (t == "allclosehw") return Method::AllCloseHw;
+  throw std::invalid_argument("comparison-config: type: unknown comparison type '" + type +
+                              "' (expected Exact, AllClose or AllCloseHw)");
+}
+
+// YAML duplicates: the later key wins, as in BUDA.
+const ExtraField* findExtra(const std::vector<ExtraField>& extra, const std::string& key) {
+  const ExtraField* found = nullptr;
+  for (const auto& f : extra)
+    if (f.key == key) found = &f;
+  return found;
+}
+
+// [lo, hi], 1-based inclusive within a 32-value tile, becomes [lo-1, hi).
+std::pair<int64_t, int64_t> parseTileRange(const ExtraField& f) {
+  const auto& v = f.value;
+  auto bad = [&]() {
+    return std::invalid_argument("comparison-config: " + f.key + ": expected [lo, hi] with 1 <= lo <= hi <= 32, got " +
+                                 v.dump());
+  };
+  if (!v.is_array() || v.size() != 2) throw bad();
+  int64_t b[2];
+  for (size_t i = 0; i < 2; ++i) {
+    if (v[i].is_number_integer()) b[i] = v[i].get<int64_t>();
+    else if (v[i].is_number_float() && std::floor(v[i].get<double>()) == v[i].get<double>() &&
+             std::fabs(v[i].get<double>()) <= 64)
+      b[i] = static_cast<int64_t>(v[i].get<double>());
+    else throw bad();
+  }
+  if (b[0] < 1 || b[0] > b[1] || b[1] > kTile) throw bad();
+  return {b[0] - 1, b[1]};
+}
+
+void applyFields(Config& c, const ComparisonConfig& cc) {
+  if (cc.type.present()) c.method = parseMethod(cc.type.value);
+  if (cc.atol.present()) c.atol = cc.atol.value;
+  if (cc.rtol.present()) c.rtol = cc.rtol.value;
+  if (cc.checkPct.present()) c.checkPct = cc.checkPct.value;
+  if (cc.checkPcc.present()) c.checkPcc = cc.checkPcc.value;
+  if (const auto* f = findExtra(cc.extra, "check_tile_rows_range")) c.tileRows = parseTileRange(*f);
+  if (const auto* f = findExtra(cc.extra, "check_tile_cols_range")) c.tileCols = parseTileRange(*f);
+}
+
+// BUDA looks the exact name up first, then tries the patterns; with several
+// matching patterns its choice depends on hash order, ours is source order.
+const ComparisonConfig* overrideFor(const ComparisonConfig& cfg, const std::string& queue) {
+  for (const auto& [pattern, o] : cfg.overrides)
+    if (pattern == queue) return &o;
+  for (const auto& [pattern, o] : cfg.overrides) {
+    try {
+      if (std::regex_match(queue, std::regex(pattern))) return &o;
+    } catch (const std::regex_error& e) {
+      throw std::invalid_argument("comparison-config: overrides: '" + pattern + "' is not a valid regex: " + e.what());
+    }
+  }
+  return nullptr;
+}
+
+// Whether the pair counts as matching. NaN matches only NaN. Infinity matches
+// an infinity of the same sign, or a finite value of that sign at least 2^126
+// in magnitude (BUDA's inf_compare: too big to tell from an overflow).
+bool close(float e, float a, const Config& cfg) {
+  if (cfg.method == Method::Exact) return e == a || (std::isnan(e) && std::isnan(a));
+  if (std::isnan(e) || std::isnan(a)) return std::isnan(e) && std::isnan(a);
+  if (std::isinf(e) || std::isinf(a)) {
+    if (e == a) return true;
+    if (std::signbit(e) != std::signbit(a)) return false;
+    float finite = std::isinf(e) ? a : e;
+    return std::fabs(finite) >= 0x1p126f;
+  }
+  double de = e, da = a;
+  return std::fabs(de - da) <= cfg.atol + cfg.rtol * std::max(std::fabs(de), std::fabs(da));
+}
+
+// PCC input: NaN counts as 0 and infinities as +-FLT_MAX (BUDA's
+// nan_to_num/inf_to_num) so one odd value cannot make the figure NaN.
+double pccValue(float v) {
+  if (std::isnan(v)) return 0.0;
+  if (std::isinf(v)) return v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+  return v;
+}
+
+// Pearson correlation over the pairs `forEach` visits (it calls its argument
+// with each (expected, actual) pair, twice over). Undefined when a side is
+// constant; then, as BUDA does, two constants close to each other count as 1,
+// anything else as 0. Two passes (means first) so near-constant data does not
+// cancel; nothing is copied, so whole outputs cost no extra memory.
+template <class ForEach> double pearson(const ForEach& forEach, const Config& cfg) {
+  size_t n = 0;
+  double x0 = 0, y0 = 0, sx = 0, sy = 0;
+  bool constX = true, constY = true;
+  forEach([&](double x, double y) {
+    if (n++ == 0) {
+      x0 = x;
+      y0 = y;
+    }
+    constX = constX && x == x0;
+    constY = constY && y == y0;
+    sx += x;
+    sy += y;
+  });
+  if (n == 0) return 1.0;
+  if (constX && constY) {
+    bool near = cfg.method == Method::Exact
+                    ? x0 == y0
+                    : std::fabs(x0 - y0) <= cfg.atol + cfg.rtol * std::max(std::fabs(x0), std::fabs(y0));
+    return near ? 1.0 : 0.0;
+  }
+  if (constX || constY) return 0.0;
+  double mx = sx / static_cast<double>(n), my = sy / static_cast<double>(n);
+  double sxx = 0, syy = 0, sxy = 0;
+  forEach([&](double x, double y) {
+    double dx = x - mx, dy = y - my;
+    sxx += dx * dx;
+    syy += dy * dy;
+    sxy += dx * dy;
+  });
+  if (sxx == 0 || syy == 0) return 0.0; // underflowed spread: treat as constant
+  return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+}
+
+// BUDA: a threshold of 0 disables the check; otherwise the coefficient must
+// have the threshold's sign and at least its magnitude.
+bool pccPasses(double pcc, double threshold) {
+  if (threshold == 0) return true;
+  return threshold > 0 ? pcc >= threshold : pcc <= threshold;
+}
+
+std::string fixed(double v, int precision) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[400]; // fixed notation of DBL_MAX needs 309 digits
+  auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0, std::chars_format::fixed, precision); // + 0.0: no "-0"
+  return std::string(buf, r.ptr);
+}
+
+// Shortest text that reads back as the same float: exact and deterministic.
+std::string shortest(float v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string shapeText(const Tensor& t) {
+  return "[" + std::to_string(t.w) + "," + std::to_string(t.z) + "," + std::to_string(t.r) + "," +
+         std::to_string(t.c) + "]";
+}
+
+} // namespace
+
+Config configFor(const netlist::ComparisonConfig& cfg, const std::string& queue) {
+  Config c;
+  c.atol = kDefaultAtol;
+  c.rtol = kDefaultRtol;
+  c.checkPct = kDefaultPct;
+  c.checkPcc = kDefaultPcc;
+  applyFields(c, cfg);
+  if (const ComparisonConfig* o = overrideFor(cfg, queue)) applyFields(c, *o);
+  return c;
+}
+
+Result compareTensors(const Tensor& expected, const Tensor& actual, const Config& cfg) {
+  Result res;
+  if (!expected.sameShape(actual) || expected.size() != actual.size()) {
+    res.reason = "shape " + shapeText(expected) + " expected vs " + shapeText(actual) + " actual";
+    return res;
+  }
+  // Plain variables, not structured bindings: clang 14 cannot capture those.
+  const auto rows = cfg.tileRows.value_or(std::pair<int64_t, int64_t>{0, kTile});
+  const auto cols = cfg.tileCols.value_or(std::pair<int64_t, int64_t>{0, kTile});
+  const int64_t r0 = std::clamp<int64_t>(rows.first, 0, kTile), r1 = std::clamp<int64_t>(rows.second, r0, kTile);
+  const int64_t c0 = std::clamp<int64_t>(cols.first, 0, kTile), c1 = std::clamp<int64_t>(cols.second, c0, kTile);
+  auto inRange = [&](int64_t r, int64_t c) {
+    int64_t tr = r % kTile, tc = c % kTile;
+    return tr >= r0 && tr < r1 && tc >= c0 && tc < c1;
+  };
+
+  // Row-major pass: counts, max error, the first mismatches.
+  for (int64_t w = 0; w < expected.w; ++w)
+    for (int64_t z = 0; z < expected.z; ++z)
+      for (int64_t r = 0; r < expected.r; ++r)
+        for (int64_t c = 0; c < expected.c; ++c) {
+          if (!inRange(r, c)) continue;
+          float e = expected.at(w, z, r, c), a = actual.at(w, z, r, c);
+          ++res.compared;
+          bool ok = close(e, a, cfg);
+          // A NaN or infinity that does not match the other side is an infinite error.
+          double err = (std::isfinite(e) && std::isfinite(a)) ? std::fabs(static_cast<double>(e) - a)
+                       : ok                                   ? 0.0
+                                                              : std::numeric_limits<double>::infinity();
+          res.maxAbsError = std::max(res.maxAbsError, err);
+          if (!ok) {
+            ++res.mismatches;
+            if (res.first.size() < kMaxReported) res.first.push_back({w, z, r, c, e, a});
+          }
+        }
+  // Values of tile rows/cols outside the range are skipped everywhere.
+  auto visitRange = [&](int64_t rBegin, int64_t rEnd, int64_t cBegin, int64_t cEnd, int64_t w, int64_t z, auto&& fn) {
+    for (int64_t r = rBegin; r < rEnd; ++r)
+      for (int64_t c = cBegin; c < cEnd; ++c)
+        if (inRange(r, c)) fn(expected.at(w, z, r, c), actual.at(w, z, r, c));
+  };
+  res.pcc = pearson(
+      [&](auto&& visit) {
+        for (int64_t w = 0; w < expected.w; ++w)
+          for (int64_t z = 0; z < expected.z; ++z)
+            visitRange(0, expected.r, 0, expected.c, w, z,
+                       [&](float e, float a) { visit(pccValue(e), pccValue(a)); });
+      },
+      cfg);
+  res.pctWithin = res.compared ? static_cast<double>(res.compared - res.mismatches) / static_cast<double>(res.compared)
+                               : 1.0;
+
+  if (cfg.method == Method::Exact) {
+    res.pass = res.mismatches == 0;
+    if (!res.pass)
+      res.reason = std::to_string(res.mismatches) + " of " + std::to_string(res.compared) + " values differ";
+    return res;
+  }
+
+  // Per-tile pass: each tile needs check_pct of its values close (and, for
+  // AllCloseHw, its own PCC at check_pcc).
+  int64_t rowTiles = (expected.r + kTile - 1) / kTile, colTiles = (expected.c + kTile - 1) / kTile;
+  std::string firstFailure;
+  for (int64_t w = 0; w < expected.w; ++w)
+    for (int64_t z = 0; z < expected.z; ++z)
+      for (int64_t tr = 0; tr < rowTiles; ++tr)
+        for (int64_t tc = 0; tc < colTiles; ++tc) {
+          int64_t rBegin = tr * kTile, rEnd = std::min(expected.r, rBegin + kTile);
+          int64_t cBegin = tc * kTile, cEnd = std::min(expected.c, cBegin + kTile);
+          int64_t count = 0, within = 0;
+          visitRange(rBegin, rEnd, cBegin, cEnd, w, z, [&](float e, float a) {
+            ++count;
+            within += close(e, a, cfg) ? 1 : 0;
+          });
+          if (count == 0) continue;
+          ++res.tiles;
+          double pct = static_cast<double>(within) / static_cast<double>(count);
+          bool pctOk = pct >= cfg.checkPct;
+          double pcc = 1.0;
+          bool pccOk = true;
+          if (cfg.method == Method::AllCloseHw) {
+            pcc = pearson(
+                [&](auto&& visit) {
+                  visitRange(rBegin, rEnd, cBegin, cEnd, w, z,
+                             [&](float e, float a) { visit(pccValue(e), pccValue(a)); });
+                },
+                cfg);
+            pccOk = pccPasses(pcc, cfg.checkPcc);
+          }
+          res.minTilePct = std::min(res.minTilePct, pct);
+          res.minTilePcc = std::min(res.minTilePcc, pcc);
+          if (pctOk && pccOk) continue;
+          if (res.failedTiles++ == 0) {
+            firstFailure = "tile [" + std::to_string(w) + "," + std::to_string(z) + "," + std::to_string(tr) + "," +
+                           std::to_string(tc) + "]:";
+            if (!pctOk) firstFailure += " within " + fixed(pct * 100, 2) + "% < " + fixed(cfg.checkPct * 100, 2) + "%";
+            if (!pctOk && !pccOk) firstFailure += ",";
+            if (!pccOk)
+              firstFailure += " pcc " + fixed(pcc, 5) + (cfg.checkPcc > 0 ? " < " : " > ") + fixed(cfg.checkPcc, 5);
+          }
+        }
+  res.pass = res.failedTiles == 0;
+  if (!res.pass)
+    res.reason = std::to_string(res.failedTiles) + " of " + std::to_string(res.tiles) + " tiles fail; first " +
+                 firstFailure;
+  return res;
+}
+
+std::string formatResult(const std::string& queue, const Result& r) {
+  std::string s = queue + ": " + (r.pass ? "PASS" : "FAIL");
+  if (!r.pass && r.compared == 0 && !r.reason.empty()) return s + " (" + r.reason + ")\n"; // shape mismatch
+  s += " max_abs=" + fixed(r.maxAbsError, 6) + " pcc=" + fixed(r.pcc, 5) + " within=" + fixed(r.pctWithin * 100, 2) +
+       "%";
+  if (!r.pass && !r.reason.empty()) s += " (" + r.reason + ")";
+  s += "\n";
+  if (r.pass) return s;
+  for (const auto& m : r.first)
+    s += "  mismatch at [" + std::to_string(m.w) + "," + std::to_string(m.z) + "," + std::to_string(m.r) + "," +
+         std::to_string(m.c) + "]: expected " + shortest(m.expected) + " got " + shortest(m.actual) + "\n";
+  return s;
+}
+
+} // namespace tessera::compare

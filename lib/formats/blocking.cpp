@@ -1,0 +1,123 @@
+// Tilize/untilize between row-major tensor entries and per-core tile streams.
+#include "formats/blocking.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::formats {
+namespace {
+
+int64_t orOne(const netlist::Field<int64_t>& f) { return f.present() ? f.value : 1; }
+netlist::Dim2 orOnes(const netlist::Field<netlist::Dim2>& f) { return f.present() ? f.value : netlist::Dim2{1, 1}; }
+
+template <class Node> Blocking blockingFrom(const Node& n) {
+  const netlist::Dim2 grid = orOnes(n.gridSize), mblock = orOnes(n.mblock), ublock = orOnes(n.ublock);
+  Blocking b;
+  b.gridR = grid.r;
+  b.gridC = grid.c;
+  b.t = orOne(n.t);
+  b.mblockR = mblock.r;
+  b.mblockC = mblock.c;
+  b.ublockR = ublock.r;
+  b.ublockC = ublock.c;
+  b.order = n.order();
+  return b;
+}
+
+void checkBlocking(const Blocking& b) {
+  if (b.gridR < 1 || b.gridC < 1 || b.t < 1 || b.mblockR < 1 || b.mblockC < 1 || b.ublockR < 1 || b.ublockC < 1)
+    throw std::invalid_argument("blocking: grid, t, mblock and ublock dimensions must all be positive");
+}
+
+std::string shapeText(int64_t z, int64_t r, int64_t c) {
+  return "[z=" + std::to_string(z) + ", r=" + std::to_string(r) + ", c=" + std::to_string(c) + "]";
+}
+
+// The entry shape a blocking implies must match the tensor's.
+void checkEntry(const Tensor& t, int64_t w, const Blocking& b, const char* what) {
+  checkBlocking(b);
+  if (w < 0 || w >= t.w)
+    throw std::invalid_argument(std::string(what) + ": entry " + std::to_string(w) + " out of range (tensor has " +
+                                std::to_string(t.w) + " entries)");
+  const int64_t r = b.rowTiles() * kTileDim, c = b.colTiles() * kTileDim;
+  if (t.z != b.t || t.r != r || t.c != c)
+    throw std::invalid_argument(std::string(what) + ": tensor entry is " + shapeText(t.z, t.r, t.c) +
+                                " but the blocking (grid, t, mblock, ublock) implies " + shapeText(b.t, r, c));
+}
+
+} // namespace
+
+Blocking blockingOf(const netlist::Queue& q) { return blockingFrom(q); }
+Blocking blockingOf(const netlist::Op& op) { return blockingFrom(op); }
+
+std::vector<TileCoord> coreTileOrder(const Blocking& b, int64_t coreR, int64_t coreC) {
+  checkBlocking(b);
+  if (coreR < 0 || coreR >= b.gridR || coreC < 0 || coreC >= b.gridC)
+    throw std::invalid_argument("coreTileOrder: core (" + std::to_string(coreR) + ", " + std::to_string(coreC) +
+                                ") outside a " + std::to_string(b.gridR) + "x" + std::to_string(b.gridC) + " grid");
+  std::vector<TileCoord> order;
+  order.reserve(static_cast<size_t>(b.tilesPerCore()));
+  const int64_t rowBase = coreR * b.mblockR * b.ublockR, colBase = coreC * b.mblockC * b.ublockC;
+  const bool rowMajorUblocks = b.order == netlist::UblockOrder::R;
+  const int64_t outer = rowMajorUblocks ? b.mblockR : b.mblockC, inner = rowMajorUblocks ? b.mblockC : b.mblockR;
+  for (int64_t t = 0; t < b.t; ++t)
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t ubR = rowMajorUblocks ? o : i, ubC = rowMajorUblocks ? i : o;
+        for (int64_t tr = 0; tr < b.ublockR; ++tr)
+          for (int64_t tc = 0; tc < b.ublockC; ++tc)
+            order.push_back({t, rowBase + ubR * b.ublockR + tr, colBase + ubC * b.ublockC + tc});
+      }
+  return order;
+}
+
+std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const Blocking& b, DataFormat df) {
+  checkEntry(tensor, w, b, "tilize");
+  const size_t bytes = tileBytes(df);
+  std::vector<std::vector<uint8_t>> cores;
+  cores.reserve(static_cast<size_t>(b.gridR * b.gridC));
+  std::array<float, kTileValues> tile{};
+  for (int64_t cr = 0; cr < b.gridR; ++cr)
+    for (int64_t cc = 0; cc < b.gridC; ++cc) {
+      const std::vector<TileCoord> order = coreTileOrder(b, cr, cc);
+      std::vector<uint8_t>& buf = cores.emplace_back(order.size() * bytes);
+      for (size_t k = 0; k < order.size(); ++k) {
+        const TileCoord& tc = order[k];
+        for (int64_t r = 0; r < kTileDim; ++r) {
+          const float* src = tensor.data.data() + tensor.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim);
+          std::copy(src, src + kTileDim, tile.begin() + r * kTileDim);
+        }
+        packTile(df, tile, std::span<uint8_t>(buf.data() + k * bytes, bytes));
+      }
+    }
+  return cores;
+}
+
+void untilize(const std::vector<std::vector<uint8_t>>& cores, const Blocking& b, DataFormat df, Tensor& into,
+              int64_t w) {
+  checkEntry(into, w, b, "untilize");
+  if (static_cast<int64_t>(cores.size()) != b.gridR * b.gridC)
+    throw std::invalid_argument("untilize: " + std::to_string(cores.size()) + " core buffers for a " +
+                                std::to_string(b.gridR) + "x" + std::to_string(b.gridC) + " grid");
+  const size_t bytes = tileBytes(df);
+  const size_t need = static_cast<size_t>(b.tilesPerCore()) * bytes;
+  std::array<float, kTileValues> tile{};
+  for (int64_t cr = 0; cr < b.gridR; ++cr)
+    for (int64_t cc = 0; cc < b.gridC; ++cc) {
+      const std::vector<uint8_t>& buf = cores[static_cast<size_t>(cr * b.gridC + cc)];
+      if (buf.size() < need)
+        throw std::invalid_argument("untilize: core (" + std::to_string(cr) + ", " + std::to_string(cc) + ") has " +
+                                    std::to_string(buf.size()) + " bytes, needs " + std::to_string(need));
+      const std::vector<TileCoord> order = coreTileOrder(b, cr, cc);
+      for (size_t k = 0; k < order.size(); ++k) {
+        unpackTile(df, std::span<const uint8_t>(buf.data() + k * bytes, bytes), tile);
+        const TileCoord& tc = order[k];
+        for (int64_t r = 0; r < kTileDim; ++r)
+          std::copy(tile.begin() + r * kTileDim, tile.begin() + (r + 1) * kTileDim,
+                    into.data.begin() + static_cast<std::ptrdiff_t>(into.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim)));
+      }
+    }
+}
+
+} // namespace tessera::formats

@@ -1,0 +1,37 @@
+// Tilize/untilize: between a row-major tensor entry and the tiles each core of
+// a grid holds, in the order the core streams them (t, then the mblock's
+// ublocks in ublock_order, then the ublock's tiles row-major).
+#pragma once
+#include "formats/formats.hpp"
+#include "netlist/model.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera::formats {
+
+struct Blocking {
+  int64_t gridR = 1, gridC = 1, t = 1;
+  int64_t mblockR = 1, mblockC = 1, ublockR = 1, ublockC = 1;
+  netlist::UblockOrder order = netlist::UblockOrder::R;
+
+  int64_t rowTiles() const { return gridR * mblockR * ublockR; }
+  int64_t colTiles() const { return gridC * mblockC * ublockC; }
+  int64_t tilesPerCore() const { return t * mblockR * mblockC * ublockR * ublockC; }
+};
+Blocking blockingOf(const netlist::Queue& q);
+Blocking blockingOf(const netlist::Op& op); // grid as declared (grid_transpose ignored: logical layout)
+
+struct TileCoord {
+  int64_t t = 0, rt = 0, ct = 0; // t index, tile row and tile col within the whole entry
+};
+// The tiles of core (coreR, coreC) in stream order.
+std::vector<TileCoord> coreTileOrder(const Blocking& b, int64_t coreR, int64_t coreC);
+
+// Entry `w` of `tensor` (z == b.t, r == rowTiles*32, c == colTiles*32) into one
+// byte buffer per core, cores row-major; each buffer holds tilesPerCore tiles.
+std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const Blocking& b, DataFormat df);
+// The inverse: fills entry `w` of `into` (which must have the entry's shape).
+void untilize(const std::vector<std::vector<uint8_t>>& cores, const Blocking& b, DataFormat df, Tensor& into, int64_t w);
+
+} // namespace tessera::formats

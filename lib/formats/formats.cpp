@@ -1,0 +1,439 @@
+// Bit-exact data formats: see formats.hpp and docs/data-formats.md for the
+// decisions (ties away from zero, flush-to-zero, saturation, tile layout).
+#include "formats/formats.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::formats {
+namespace {
+
+constexpr uint32_t kSignBit = 0x80000000u;
+constexpr uint32_t kMagMask = 0x7FFFFFFFu;
+constexpr uint32_t kF32Inf = 0x7F800000u;
+constexpr uint32_t kF32MinNormal = 0x00800000u;
+constexpr uint32_t kF32QuietNaN = 0x7FC00000u;
+
+inline uint32_t bitsOf(float v) { return std::bit_cast<uint32_t>(v); }
+inline float floatOf(uint32_t b) { return std::bit_cast<float>(b); }
+
+// ---- small floats (Float32, Float16, Float16_b, Lf8, Fp8_e4m3) ------------
+// How a format spends its top exponent field.
+enum class Specials {
+  Ieee,    // all-ones exponent: inf (mantissa 0) or NaN; overflow -> inf
+  NanOnly, // OCP E4M3: only S.1111.111 is NaN, no inf; overflow saturates
+  None,    // BUDA Lf8: every encoding is a number; overflow and NaN saturate
+};
+
+template <int ExpBits, int ManBits, int Bias, Specials Kind> struct MiniFloat {
+  static constexpr bool IeeeSpecials = Kind == Specials::Ieee;
+  static constexpr int kMaxField = (1 << ExpBits) - 1;
+  static constexpr int kMaxFiniteField = IeeeSpecials ? kMaxField - 1 : kMaxField;
+  static constexpr uint32_t kManMask = (1u << ManBits) - 1;
+  // The largest finite value's mantissa: all ones, except E4M3 where all-ones
+  // mantissa with the top exponent is NaN.
+  static constexpr uint32_t kMaxFiniteMan = Kind == Specials::NanOnly ? kManMask - 1 : kManMask;
+  static constexpr uint32_t kMaxFiniteMag =
+      (static_cast<uint32_t>(kMaxFiniteField - Bias + 127) << 23) | (kMaxFiniteMan << (23 - ManBits));
+  static constexpr uint32_t kMinNormalMag = static_cast<uint32_t>(1 - Bias + 127) << 23;
+  static constexpr uint32_t kSignCode = 1u << (ExpBits + ManBits);
+  static constexpr uint32_t kNaNCode =
+      IeeeSpecials ? ((static_cast<uint32_t>(kMaxField) << ManBits) | (1u << (ManBits - 1)))
+                   : ((static_cast<uint32_t>(kMaxField) << ManBits) | kManMask);
+  static constexpr uint32_t kInfCode = static_cast<uint32_t>(kMaxField) << ManBits;
+
+  // Float32 bits of the nearest representable value (ties away, FTZ).
+  static uint32_t round(uint32_t u) {
+    const uint32_t sign = u & kSignBit;
+    uint32_t mag = u & kMagMask;
+    if (mag > kF32Inf) return Kind == Specials::None ? sign | kMaxFiniteMag : kF32QuietNaN;
+    if (mag == kF32Inf) return sign | (IeeeSpecials ? kF32Inf : kMaxFiniteMag);
+    if (mag < kF32MinNormal) return sign; // zero or float32 denormal
+    if constexpr (ManBits < 23) {
+      // Sign-magnitude ties away: add half an ULP, truncate. A carry moves
+      // into the exponent field, which is exactly the round-up we want.
+      mag += 1u << (22 - ManBits);
+      mag &= ~((1u << (23 - ManBits)) - 1);
+    }
+    if (mag > kMaxFiniteMag) return sign | (IeeeSpecials ? kF32Inf : kMaxFiniteMag);
+    if (mag < kMinNormalMag) return sign; // result would be a denormal: flush
+    return sign | mag;
+  }
+  // `r` must come from round().
+  static uint32_t encodeRounded(uint32_t r) {
+    const uint32_t sign = (r & kSignBit) ? kSignCode : 0;
+    const uint32_t mag = r & kMagMask;
+    if (mag > kF32Inf) return kNaNCode;
+    if (mag == kF32Inf) return sign | kInfCode;
+    if (mag == 0) return sign;
+    const uint32_t field = (mag >> 23) - 127 + Bias;
+    return sign | (field << ManBits) | ((mag >> (23 - ManBits)) & kManMask);
+  }
+  static uint32_t encode(float v) { return encodeRounded(round(bitsOf(v))); }
+  static float decode(uint32_t code) {
+    const uint32_t sign = (code & kSignCode) ? kSignBit : 0;
+    const uint32_t field = (code >> ManBits) & static_cast<uint32_t>(kMaxField);
+    const uint32_t man = code & kManMask;
+    if (field == 0) return floatOf(sign); // denormal encodings read as zero (FTZ)
+    if constexpr (Kind == Specials::Ieee) {
+      if (field == static_cast<uint32_t>(kMaxField)) return man ? floatOf(kF32QuietNaN) : floatOf(sign | kF32Inf);
+    } else if constexpr (Kind == Specials::NanOnly) {
+      if (field == static_cast<uint32_t>(kMaxField) && man == kManMask) return floatOf(kF32QuietNaN);
+    }
+    return floatOf(sign | ((field - Bias + 127) << 23) | (man << (23 - ManBits)));
+  }
+  static float quantize(float v) { return floatOf(round(bitsOf(v))); }
+};
+
+using F32 = MiniFloat<8, 23, 127, Specials::Ieee>;
+using F16 = MiniFloat<5, 10, 15, Specials::Ieee>;
+using BF16 = MiniFloat<8, 7, 127, Specials::Ieee>;
+using LF8 = MiniFloat<5, 2, 15, Specials::None>;        // BUDA LF8: 1/5/2, no inf, max 1.75 * 2^16
+using FP8E4M3 = MiniFloat<4, 3, 7, Specials::NanOnly>;  // OCP E4M3: bias 7, max 448
+
+// ---- block floating point -------------------------------------------------
+struct BfpSpec {
+  int magBits;  // magnitude bits per value (7, 3, 1); one more bit holds the sign
+  int expMin;   // unbiased exponent range of the base format
+  int expMax;
+  int expBias;  // the shared exponent byte holds exponent + bias
+};
+
+// _b family: the bfloat16 (= float32) normal range. Bfp8/4/2: the 5-bit field
+// bias 15 with all 32 values usable (no inf in a block), e in [-15, 16], as
+// BUDA's host tilizer rebiases and clamps.
+BfpSpec bfpSpec(DataFormat df) {
+  const int magBits = (df == DataFormat::Bfp8 || df == DataFormat::Bfp8_b)   ? 7
+                      : (df == DataFormat::Bfp4 || df == DataFormat::Bfp4_b) ? 3
+                                                                             : 1;
+  return isExponentBFormat(df) ? BfpSpec{magBits, -126, 127, 127} : BfpSpec{magBits, -15, 16, 15};
+}
+
+// One encoded block: shared exponent byte and sign|magnitude code per value
+// (sign at bit magBits; cleared when the magnitude is 0, so zero is +0).
+struct BfpBlock {
+  uint8_t exponent = 0;
+  std::array<uint8_t, kBfpBlock> codes{};
+};
+
+BfpBlock encodeBfpBlock(const BfpSpec& s, const float* values, size_t n) {
+  std::array<int, kBfpBlock> exps{};
+  std::array<uint32_t, kBfpBlock> sigs{}; // 24-bit significands, 0 for zero
+  BfpBlock block;
+  int shared = std::numeric_limits<int>::min();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t u = bitsOf(values[i]);
+    const uint32_t mag = u & kMagMask;
+    int e;
+    uint32_t sig;
+    if (mag >= kF32Inf) { // inf and NaN have no encoding: saturate
+      e = s.expMax;
+      sig = 0xFFFFFF;
+    } else {
+      e = static_cast<int>(mag >> 23) - 127;
+      if ((mag >> 23) == 0 || e < s.expMin) continue; // zero, denormal, below range: flush
+      sig = (mag & 0x7FFFFF) | 0x800000;
+      if (e > s.expMax) { // above range: saturate
+        e = s.expMax;
+        sig = 0xFFFFFF;
+      }
+    }
+    exps[i] = e;
+    sigs[i] = sig;
+    shared = std::max(shared, e);
+  }
+  if (shared == std::numeric_limits<int>::min()) return block; // all zero: exponent byte 0
+  block.exponent = static_cast<uint8_t>(shared + s.expBias);
+  const uint32_t maxMag = (1u << s.magBits) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (sigs[i] == 0) continue;
+    // The hidden bit (bit 23) lands on magnitude bit magBits-1 when e == shared.
+    const int shift = (shared - exps[i]) + (24 - s.magBits);
+    if (shift > 24) continue; // below half the smallest step: rounds to +0
+    const uint32_t rounded = std::min((sigs[i] + (1u << (shift - 1))) >> shift, maxMag);
+    if (rounded == 0) continue;
+    const uint32_t sign = (bitsOf(values[i]) & kSignBit) ? 1u << s.magBits : 0;
+    block.codes[i] = static_cast<uint8_t>(sign | rounded);
+  }
+  return block;
+}
+
+float decodeBfpValue(const BfpSpec& s, uint8_t exponent, uint8_t code) {
+  const bool negative = (code >> s.magBits) & 1u;
+  const uint32_t mag = code & ((1u << s.magBits) - 1);
+  const float zero = negative ? -0.0f : 0.0f;
+  if (mag == 0) return zero;
+  // mag * 2^(shared - (magBits-1)); both factors exact, the product exact unless
+  // it is a float32 denormal, which is flushed.
+  const float step = static_cast<float>(mag) / static_cast<float>(1u << (s.magBits - 1));
+  // _b exponent byte 0 gives scale 0 (all values would be float32 denormals).
+  const float scale = floatOf(static_cast<uint32_t>(exponent - s.expBias + 127) << 23);
+  const float v = step * scale;
+  if (v < std::numeric_limits<float>::min()) return zero;
+  return negative ? -v : v;
+}
+
+void quantizeBfp(DataFormat df, float* values, size_t n) {
+  const BfpSpec s = bfpSpec(df);
+  for (size_t base = 0; base < n; base += kBfpBlock) {
+    const size_t len = std::min(kBfpBlock, n - base);
+    const BfpBlock b = encodeBfpBlock(s, values + base, len);
+    for (size_t i = 0; i < len; ++i) values[base + i] = decodeBfpValue(s, b.exponent, b.codes[i]);
+  }
+}
+
+// ---- integers -------------------------------------------------------------
+// Ties away (std::round), saturating, NaN -> 0, no negative zero.
+inline int64_t toInt(float v, int64_t lo, int64_t hi) {
+  if (std::isnan(v)) return 0;
+  const double r = std::round(static_cast<double>(v));
+  if (r <= static_cast<double>(lo)) return lo;
+  if (r >= static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(r);
+}
+
+struct IntRange {
+  int64_t lo, hi;
+};
+IntRange intRange(DataFormat df) {
+  switch (df) {
+  case DataFormat::Int8: return {-127, 127}; // sign-magnitude byte
+  case DataFormat::Int32: return {-2147483647LL, 2147483647LL}; // sign + 31-bit magnitude
+  case DataFormat::UInt8: case DataFormat::RawUInt8: return {0, 255};
+  case DataFormat::UInt16: case DataFormat::RawUInt16: return {0, 65535};
+  case DataFormat::RawUInt32: return {0, 4294967295LL};
+  default: return {0, 0};
+  }
+}
+
+bool isIntLike(DataFormat df) { return isIntegerFormat(df) || isRawFormat(df); }
+
+// ---- tile layout ------------------------------------------------------------
+constexpr size_t kExponentBytes = kTileValues / kBfpBlock;
+
+// Bfp tiles carry the 64-byte exponent section. BUDA's size_lib gives Int8 none
+// (1056-byte tiles); netlist::tileSizeBytes reserves one for Int8/UInt8, so
+// follow whichever size the netlist library declares (section left zero).
+bool hasExponentSection(DataFormat df) {
+  if (isBfpFormat(df)) return true;
+  if (df == DataFormat::Int8 || df == DataFormat::UInt8)
+    return netlist::tileSizeBytes(df) >= kTileHeaderBytes + kExponentBytes + kTileValues;
+  return false;
+}
+
+// Byte width of one value for the byte-aligned formats (Bfp4/Bfp2 are packed).
+size_t valueBytes(DataFormat df) {
+  switch (df) {
+  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
+  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16:
+    return 2;
+  default: return 1;
+  }
+}
+
+// Row-major index of the i-th value in face order (f0 f1 / f2 f3, faces row-major).
+constexpr std::array<uint16_t, kTileValues> makeFaceOrder() {
+  std::array<uint16_t, kTileValues> order{};
+  size_t i = 0;
+  for (int face = 0; face < 4; ++face)
+    for (int r = 0; r < kFaceDim; ++r)
+      for (int c = 0; c < kFaceDim; ++c)
+        order[i++] = static_cast<uint16_t>(((face / 2) * kFaceDim + r) * kTileDim + (face % 2) * kFaceDim + c);
+  return order;
+}
+constexpr std::array<uint16_t, kTileValues> kFaceOrder = makeFaceOrder();
+
+// BUDA stores the raw formats as one row-major "megarow", without faces.
+constexpr std::array<uint16_t, kTileValues> makeRowOrder() {
+  std::array<uint16_t, kTileValues> order{};
+  for (size_t i = 0; i < kTileValues; ++i) order[i] = static_cast<uint16_t>(i);
+  return order;
+}
+constexpr std::array<uint16_t, kTileValues> kRowOrder = makeRowOrder();
+const std::array<uint16_t, kTileValues>& storageOrder(DataFormat df) {
+  return isRawFormat(df) ? kRowOrder : kFaceOrder;
+}
+
+void putLE(uint8_t* p, uint32_t v, size_t bytes) {
+  for (size_t b = 0; b < bytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+uint32_t getLE(const uint8_t* p, size_t bytes) {
+  uint32_t v = 0;
+  for (size_t b = 0; b < bytes; ++b) v |= static_cast<uint32_t>(p[b]) << (8 * b);
+  return v;
+}
+
+// Code of one value in a non-Bfp format (width valueBytes(df)).
+uint32_t encodeScalar(DataFormat df, float v) {
+  switch (df) {
+  case DataFormat::Float32: return F32::encode(v);
+  case DataFormat::Float16: return F16::encode(v);
+  case DataFormat::Float16_b: return BF16::encode(v);
+  case DataFormat::Lf8: return LF8::encode(v);
+  case DataFormat::Fp8_e4m3: return FP8E4M3::encode(v);
+  case DataFormat::Int8: {
+    const int64_t n = toInt(v, -127, 127);
+    return n < 0 ? 0x80u | static_cast<uint32_t>(-n) : static_cast<uint32_t>(n);
+  }
+  case DataFormat::Int32: {
+    const int64_t n = toInt(v, intRange(df).lo, intRange(df).hi);
+    return n < 0 ? 0x80000000u | static_cast<uint32_t>(-n) : static_cast<uint32_t>(n);
+  }
+  default: { // unsigned and raw formats
+    const IntRange range = intRange(df);
+    return static_cast<uint32_t>(toInt(v, range.lo, range.hi));
+  }
+  }
+}
+
+float decodeScalar(DataFormat df, uint32_t code) {
+  switch (df) {
+  case DataFormat::Float32: return F32::decode(code);
+  case DataFormat::Float16: return F16::decode(code);
+  case DataFormat::Float16_b: return BF16::decode(code);
+  case DataFormat::Lf8: return LF8::decode(code);
+  case DataFormat::Fp8_e4m3: return FP8E4M3::decode(code);
+  case DataFormat::Int8: {
+    const float mag = static_cast<float>(code & 0x7F);
+    return (code & 0x80) && mag != 0.0f ? -mag : mag;
+  }
+  case DataFormat::Int32: {
+    const auto mag = static_cast<float>(code & 0x7FFFFFFFu);
+    return (code & 0x80000000u) && mag != 0.0f ? -mag : mag;
+  }
+  default: return static_cast<float>(code);
+  }
+}
+
+template <class Fn> void applyAll(std::span<float> values, Fn fn) {
+  for (float& v : values) v = fn(v);
+}
+
+void checkTileBuffer(DataFormat df, size_t have, const char* what) {
+  if (have < tileBytes(df))
+    throw std::invalid_argument(std::string(what) + ": buffer of " + std::to_string(have) + " bytes, a " +
+                                std::string(netlist::dataFormatName(df)) + " tile needs " +
+                                std::to_string(tileBytes(df)));
+}
+
+} // namespace
+
+uint16_t float32ToFloat16(float v) { return static_cast<uint16_t>(F16::encode(v)); }
+float float16ToFloat32(uint16_t bits) { return F16::decode(bits); }
+uint16_t float32ToFloat16b(float v) { return static_cast<uint16_t>(BF16::encode(v)); }
+float float16bToFloat32(uint16_t bits) { return BF16::decode(bits); }
+
+float roundToFormat(DataFormat df, float v) {
+  if (isBfpFormat(df)) {
+    quantizeBfp(df, &v, 1);
+    return v;
+  }
+  std::span<float> one(&v, 1);
+  quantize(df, one);
+  return v;
+}
+
+void quantize(DataFormat df, std::span<float> values) {
+  if (isBfpFormat(df)) {
+    if (values.size() % kBfpBlock != 0)
+      throw std::invalid_argument("quantize: " + std::string(netlist::dataFormatName(df)) + " needs a multiple of " +
+                                  std::to_string(kBfpBlock) + " values, got " + std::to_string(values.size()));
+    quantizeBfp(df, values.data(), values.size());
+    return;
+  }
+  switch (df) {
+  case DataFormat::Float32: applyAll(values, F32::quantize); return;
+  case DataFormat::Float16: applyAll(values, F16::quantize); return;
+  case DataFormat::Float16_b: applyAll(values, BF16::quantize); return;
+  case DataFormat::Lf8: applyAll(values, LF8::quantize); return;
+  case DataFormat::Fp8_e4m3: applyAll(values, FP8E4M3::quantize); return;
+  default: break;
+  }
+  if (isIntLike(df)) {
+    const IntRange range = intRange(df);
+    // The float of a saturated Int32/RawUInt32 is what unpacking gives too.
+    applyAll(values, [range](float v) { return static_cast<float>(toInt(v, range.lo, range.hi)); });
+    return;
+  }
+  throw std::invalid_argument("quantize: unknown data format");
+}
+
+void quantize(DataFormat df, Tensor& t) {
+  if (isBfpFormat(df) && t.c % static_cast<int64_t>(kBfpBlock) != 0)
+    throw std::invalid_argument("quantize: " + std::string(netlist::dataFormatName(df)) +
+                                " tensor needs a column count that is a multiple of 16, got " + std::to_string(t.c));
+  quantize(df, std::span<float>(t.data));
+}
+
+size_t tileBytes(DataFormat df) {
+  // Header, optional exponent section, packed values, padded to 32 bytes.
+  size_t data = 0;
+  switch (df) {
+  case DataFormat::Bfp4: case DataFormat::Bfp4_b: data = kTileValues / 2; break;
+  case DataFormat::Bfp2: case DataFormat::Bfp2_b: data = kTileValues / 4; break;
+  default: data = kTileValues * valueBytes(df); break;
+  }
+  const size_t raw = kTileHeaderBytes + (hasExponentSection(df) ? kExponentBytes : 0) + data;
+  return (raw + 31) / 32 * 32;
+}
+
+void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::span<uint8_t> out) {
+  checkTileBuffer(df, out.size(), "packTile");
+  const size_t total = tileBytes(df);
+  uint8_t* p = out.data();
+  std::memset(p, 0, total);
+  putLE(p, static_cast<uint32_t>(total / 16), 4); // header word 0: tile size in 16-byte units
+  uint8_t* exponents = p + kTileHeaderBytes;
+  uint8_t* data = exponents + (hasExponentSection(df) ? kExponentBytes : 0);
+
+  if (isBfpFormat(df)) {
+    const BfpSpec s = bfpSpec(df);
+    const unsigned valuesPerByte = 8u / static_cast<unsigned>(s.magBits + 1);
+    std::array<float, kBfpBlock> block{};
+    for (size_t b = 0; b < kExponentBytes; ++b) {
+      for (size_t i = 0; i < kBfpBlock; ++i) block[i] = rowMajor[kFaceOrder[b * kBfpBlock + i]];
+      const BfpBlock enc = encodeBfpBlock(s, block.data(), kBfpBlock);
+      exponents[b] = enc.exponent;
+      for (size_t i = 0; i < kBfpBlock; ++i) {
+        const size_t v = b * kBfpBlock + i;
+        // First value in the lowest bits of its byte.
+        const unsigned shift = static_cast<unsigned>(v % valuesPerByte) * static_cast<unsigned>(s.magBits + 1);
+        data[v / valuesPerByte] = static_cast<uint8_t>(data[v / valuesPerByte] | (enc.codes[i] << shift));
+      }
+    }
+    return;
+  }
+  const size_t width = valueBytes(df);
+  const auto& order = storageOrder(df);
+  for (size_t v = 0; v < kTileValues; ++v) putLE(data + v * width, encodeScalar(df, rowMajor[order[v]]), width);
+}
+
+void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTileValues> rowMajor) {
+  checkTileBuffer(df, in.size(), "unpackTile");
+  const uint8_t* exponents = in.data() + kTileHeaderBytes;
+  const uint8_t* data = exponents + (hasExponentSection(df) ? kExponentBytes : 0);
+
+  if (isBfpFormat(df)) {
+    const BfpSpec s = bfpSpec(df);
+    const unsigned bitsPerValue = static_cast<unsigned>(s.magBits + 1);
+    const unsigned valuesPerByte = 8u / bitsPerValue;
+    const unsigned codeMask = (1u << bitsPerValue) - 1;
+    for (size_t v = 0; v < kTileValues; ++v) {
+      const unsigned shift = static_cast<unsigned>(v % valuesPerByte) * bitsPerValue;
+      const auto code = static_cast<uint8_t>((data[v / valuesPerByte] >> shift) & codeMask);
+      rowMajor[kFaceOrder[v]] = decodeBfpValue(s, exponents[v / kBfpBlock], code);
+    }
+    return;
+  }
+  const size_t width = valueBytes(df);
+  const auto& order = storageOrder(df);
+  for (size_t v = 0; v < kTileValues; ++v) rowMajor[order[v]] = decodeScalar(df, getLE(data + v * width, width));
+}
+
+} // namespace tessera::formats

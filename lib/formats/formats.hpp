@@ -1,0 +1,55 @@
+// The one bit-exact data-format library: value rounding, tile byte layout and
+// Bfp shared exponents. Used by the reference model, the loader's host
+// push/pop and the simulator's unpacker/packer alike (docs/data-formats.md).
+//
+// Rounding is the hardware's: round to nearest, ties away from zero.
+// Denormals are flushed to signed zero (the Tensix unpacker/packer have no
+// denormal path); NaN stays NaN (canonical quiet NaN); overflow saturates to
+// infinity in IEEE-like formats (Float16, Float16_b) and to the largest
+// magnitude in block formats (Bfp*), Lf8 and Fp8_e4m3 (no infinity there) and
+// integer formats. Int8 and Int32 are sign-magnitude, as on the device.
+#pragma once
+#include "formats/tensor.hpp"
+#include "netlist/enums.hpp"
+
+#include <cstdint>
+#include <span>
+
+namespace tessera::formats {
+
+using netlist::DataFormat;
+
+inline constexpr size_t kTileValues = 1024;
+inline constexpr size_t kTileHeaderBytes = 16;
+inline constexpr size_t kBfpBlock = 16; // values sharing one exponent: one face row
+
+// ---- single values (bit level) -------------------------------------------
+uint16_t float32ToFloat16(float v);   // IEEE binary16 bits, RNE ties-away, FTZ
+float float16ToFloat32(uint16_t bits);
+uint16_t float32ToFloat16b(float v);  // bfloat16 bits, ties-away, FTZ
+float float16bToFloat32(uint16_t bits);
+
+// Rounds one value to the nearest value the format represents. Bfp formats
+// need their block: use quantize() for them (this treats the value as a block
+// of one). Integer formats round ties away and saturate.
+float roundToFormat(DataFormat df, float v);
+
+// Rounds values in place exactly as the packer stores them. Bfp formats share
+// one exponent per 16 consecutive values starting at values[0]; values.size()
+// must then be a multiple of 16.
+void quantize(DataFormat df, std::span<float> values);
+// Whole tensor: rows are contiguous, so Bfp blocks are aligned 16-value runs of
+// a row, i.e. the face rows of its tiles (c must be a multiple of 16).
+void quantize(DataFormat df, Tensor& t);
+
+// ---- tiles ----------------------------------------------------------------
+// Bytes of one tile in L1/DRAM, header and BUDA padding included.
+size_t tileBytes(DataFormat df);
+// `rowMajor` is one 32x32 tile, row-major. Writes tileBytes(df) bytes: header,
+// then (Bfp) the 64 exponents, then the values face by face (f0 f1 / f2 f3),
+// each face row-major (raw formats: one row-major run, as BUDA), then zero
+// padding.
+void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::span<uint8_t> out);
+void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTileValues> rowMajor);
+
+} // namespace tessera::formats

@@ -1,0 +1,36 @@
+// A host-side tensor of values: what queues hold between epochs and what the
+// reference model computes on. Values are floats already rounded to the data
+// format they were last stored in (see formats.hpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tessera::formats {
+
+inline constexpr int64_t kTileDim = 32; // a tile is 32x32 values
+inline constexpr int64_t kFaceDim = 16; // made of four 16x16 faces
+
+// Row-major [w][z][r][c]. `w` is the entry (input) index when several entries
+// are stacked, `z` is BUDA's t, `r`/`c` are in values (tiles * 32).
+struct Tensor {
+  int64_t w = 1, z = 1, r = 0, c = 0;
+  std::vector<float> data;
+
+  Tensor() = default;
+  Tensor(int64_t w_, int64_t z_, int64_t r_, int64_t c_, float fill = 0.0f)
+      : w(w_), z(z_), r(r_), c(c_), data(static_cast<size_t>(w_ * z_ * r_ * c_), fill) {}
+
+  size_t size() const { return data.size(); }
+  size_t index(int64_t wi, int64_t zi, int64_t ri, int64_t ci) const {
+    return static_cast<size_t>(((wi * z + zi) * r + ri) * c + ci);
+  }
+  float& at(int64_t wi, int64_t zi, int64_t ri, int64_t ci) { return data[index(wi, zi, ri, ci)]; }
+  float at(int64_t wi, int64_t zi, int64_t ri, int64_t ci) const { return data[index(wi, zi, ri, ci)]; }
+  // One [r][c] matrix (w, z fixed), contiguous.
+  float* matrix(int64_t wi, int64_t zi) { return data.data() + index(wi, zi, 0, 0); }
+  const float* matrix(int64_t wi, int64_t zi) const { return data.data() + index(wi, zi, 0, 0); }
+  bool sameShape(const Tensor& o) const { return w == o.w && z == o.z && r == o.r && c == o.c; }
+};
+
+} // namespace tessera::formats

@@ -1,0 +1,596 @@
+// Host reference model of single ops. docs/golden-model.md states the
+// numerical model and, per op, what BUDA's own golden does and where we
+// deliberately differ or approximate.
+#include "golden/ops.hpp"
+
+#include "golden/gemm.hpp"
+
+#include "formats/formats.hpp"
+#include "golden/special_ops.hpp"
+
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+namespace tessera::golden {
+namespace {
+
+using netlist::Attribute;
+using netlist::OpAttributes;
+
+constexpr int64_t kTile = formats::kTileDim;
+
+// ---------------------------------------------------------------- helpers
+// Tensor::at on a const tensor returns a value; row copies need the address.
+const float* valuePtr(const Tensor& t, int64_t w, int64_t z, int64_t r, int64_t c) {
+  return t.data.data() + t.index(w, z, r, c);
+}
+
+std::string shapeText(const Tensor& t) {
+  return "[w=" + std::to_string(t.w) + ", z=" + std::to_string(t.z) + ", " + std::to_string(t.r) + "x" +
+         std::to_string(t.c) + "]";
+}
+
+[[noreturn]] void fail(const OpSpec& spec, const std::string& message) {
+  throw GoldenError("op '" + spec.name + "' (" + spec.type + "): " + message);
+}
+
+const OpAttributes& attrsOf(const OpSpec& spec) {
+  static const OpAttributes kNone;
+  return spec.attrs ? *spec.attrs : kNone;
+}
+
+std::optional<double> numberAttr(const OpAttributes& attrs, const char* key) {
+  const Attribute* attr = attrs.find(key);
+  if (!attr || !attr->value.is_number()) return std::nullopt;
+  return attr->value.get<double>();
+}
+
+bool boolAttr(const OpAttributes& attrs, const char* key) {
+  const Attribute* attr = attrs.find(key);
+  return attr && attr->value.is_boolean() && attr->value.get<bool>();
+}
+
+// formats::quantize reports misuse with std::invalid_argument; callers of the
+// model expect GoldenError only.
+void roundTo(DataFormat df, std::span<float> values) {
+  try {
+    formats::quantize(df, values);
+  } catch (const std::invalid_argument& e) {
+    throw GoldenError(e.what());
+  }
+}
+void roundTo(DataFormat df, Tensor& t) { roundTo(df, std::span<float>(t.data)); }
+
+void requireInputs(const OpSpec& spec, std::span<const Tensor> inputs, size_t count) {
+  if (inputs.size() < count)
+    fail(spec, "needs " + std::to_string(count) + " input(s), got " + std::to_string(inputs.size()));
+}
+
+// ---------------------------------------------------------------- fidelity
+// The Tensix multiplier takes 5 bits of the srcA operand (hidden bit + 4
+// mantissa bits) and 7 of srcB (hidden bit + 6); each fidelity phase adds one
+// cross product of the high/low halves:
+//   phase 0 (LoFi)  A_hi*B_hi   phase 1 (HiFi2) A_lo*B_hi
+//   phase 2 (HiFi3) A_hi*B_lo   phase 3 (HiFi4) A_lo*B_lo
+constexpr int kSrcAHighBits = 4;
+constexpr int kSrcBHighBits = 6;
+
+// Drops mantissa bits below the top `bits` (truncation: the multiplier simply
+// does not see them). Inf/NaN pass through.
+float keepMantissaBits(float x, int bits) {
+  uint32_t u = std::bit_cast<uint32_t>(x);
+  if ((u & 0x7F800000u) == 0x7F800000u) return x;
+  u &= ~((uint32_t{1} << (23 - bits)) - 1u);
+  return std::bit_cast<float>(u);
+}
+float highA(float x) { return keepMantissaBits(x, kSrcAHighBits); }
+float highB(float x) { return keepMantissaBits(x, kSrcBHighBits); }
+
+struct Phases {
+  bool aLowBHigh = false; // phase 1
+  bool aHighBLow = false; // phase 2
+  bool aLowBLow = false;  // phase 3
+};
+
+Phases phasesOf(MathFidelity f) {
+  switch (f) {
+  case MathFidelity::LoFi: return {};
+  case MathFidelity::HiFi2:
+  case MathFidelity::HiFi2_A: return {true, false, false};
+  case MathFidelity::HiFi2_B: return {false, true, false};
+  case MathFidelity::HiFi3: return {true, true, false};
+  case MathFidelity::HiFi4: return {true, true, true};
+  }
+  return {true, true, true};
+}
+
+// ---------------------------------------------------------------- unary
+enum class UnaryKind {
+  Identity, Exp, Log, Sqrt, Reciprocal, Gelu, GeluDerivative, Sigmoid, Tanh, Abs, Sine, Cosine, Square, Power, LRelu, Relu
+};
+
+struct Unary {
+  UnaryKind kind = UnaryKind::Identity;
+  double param = 0.0; // power: exponent, lrelu: slope
+};
+
+std::optional<UnaryKind> unaryKindOf(const std::string& type) {
+  static const std::pair<const char*, UnaryKind> kKinds[] = {
+      {"nop", UnaryKind::Identity},
+      {"datacopy", UnaryKind::Identity},
+      {"ethernet_datacopy", UnaryKind::Identity},
+      {"exp", UnaryKind::Exp},
+      {"log", UnaryKind::Log},
+      {"sqrt", UnaryKind::Sqrt},
+      {"reciprocal", UnaryKind::Reciprocal},
+      {"gelu", UnaryKind::Gelu},
+      {"gelu_derivative", UnaryKind::GeluDerivative},
+      {"sigmoid", UnaryKind::Sigmoid},
+      {"tanh", UnaryKind::Tanh},
+      {"abs", UnaryKind::Abs},
+      {"sine", UnaryKind::Sine},
+      {"cosine", UnaryKind::Cosine},
+      {"square", UnaryKind::Square},
+      {"power", UnaryKind::Power},
+      {"lrelu", UnaryKind::LRelu},
+      {"relu", UnaryKind::Relu},
+  };
+  for (const auto& [name, kind] : kKinds)
+    if (type == name) return kind;
+  return std::nullopt;
+}
+
+Unary makeUnary(const std::string& type, const OpAttributes& attrs) {
+  std::optional<UnaryKind> kind = unaryKindOf(type);
+  if (!kind) throw GoldenError("unsupported unary op type '" + type + "'");
+  Unary u{*kind, 0.0};
+  if (u.kind == UnaryKind::Power) {
+    std::optional<double> e = numberAttr(attrs, "exp");
+    if (!e || *e < 0 || *e != std::floor(*e))
+      throw GoldenError("power needs a non-negative integer attribute 'exp'");
+    u.param = *e;
+  } else if (u.kind == UnaryKind::LRelu) {
+    std::optional<double> slope = numberAttr(attrs, "slope");
+    if (!slope) throw GoldenError("lrelu needs the attribute 'slope'");
+    u.param = *slope;
+  }
+  return u;
+}
+
+// sqrt(2/pi): the tanh approximation of gelu, as BUDA's golden uses.
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794; // 1/sqrt(2*pi)
+
+float expClamped(float x) { return std::min(std::numeric_limits<float>::max(), std::exp(x)); }
+
+float applyUnary(const Unary& u, float x) {
+  switch (u.kind) {
+  case UnaryKind::Identity: return x;
+  case UnaryKind::Exp: return expClamped(x);
+  // BUDA's golden nudges 0 to epsilon so neither gives an infinity.
+  case UnaryKind::Log: return x == 0.0f ? std::log(std::numeric_limits<float>::epsilon()) : std::log(x);
+  case UnaryKind::Sqrt: return std::sqrt(x);
+  case UnaryKind::Reciprocal: return x == 0.0f ? 1.0f / std::numeric_limits<float>::epsilon() : 1.0f / x;
+  case UnaryKind::Gelu: {
+    const double d = x;
+    return static_cast<float>(0.5 * d * (1.0 + std::tanh(kSqrt2OverPi * (d + 0.044715 * d * d * d))));
+  }
+  case UnaryKind::GeluDerivative: {
+    const double d = x;
+    const double cdfPart = 0.5 * (1.0 + std::tanh(kSqrt2OverPi * (d + 0.044715 * d * d * d)));
+    const double pdfPart = d * std::exp(-0.5 * d * d) * kInvSqrt2Pi;
+    return static_cast<float>(cdfPart + pdfPart);
+  }
+  case UnaryKind::Sigmoid: return static_cast<float>(1.0 / (1.0 + static_cast<double>(expClamped(-x))));
+  case UnaryKind::Tanh: return std::tanh(x);
+  case UnaryKind::Abs: return std::fabs(x);
+  case UnaryKind::Sine: return std::sin(x);
+  case UnaryKind::Cosine: return std::cos(x);
+  case UnaryKind::Square: return x * x;
+  case UnaryKind::Power: {
+    // Repeated float multiplication, as the SFPU loop does.
+    float result = 1.0f;
+    for (int64_t i = 0; i < static_cast<int64_t>(u.param); ++i) result *= x;
+    return result;
+  }
+  case UnaryKind::LRelu: return x > 0.0f ? x : x * static_cast<float>(u.param);
+  case UnaryKind::Relu: return x > 0.0f ? x : 0.0f;
+  }
+  return x;
+}
+
+// ---------------------------------------------------------------- binary
+enum class BinaryKind { Add, Subtract, Multiply, Maximum };
+
+std::optional<BinaryKind> binaryKindOf(const std::string& type) {
+  if (type == "add") return BinaryKind::Add;
+  if (type == "subtract") return BinaryKind::Subtract;
+  if (type == "multiply") return BinaryKind::Multiply;
+  if (type == "maximum") return BinaryKind::Maximum;
+  return std::nullopt;
+}
+
+// A zero operand gives zero even against inf/NaN: the FPU multiplier has no
+// special values, and BUDA's golden masks the same way.
+float multiplyMasked(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; }
+
+float applyBinary(BinaryKind kind, float a, float b) {
+  switch (kind) {
+  case BinaryKind::Add: return a + b;
+  case BinaryKind::Subtract: return a - b;
+  case BinaryKind::Multiply: return multiplyMasked(a, b);
+  case BinaryKind::Maximum: return a > b ? a : b;
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------- relu
+// relu_en on any op: min mode keeps values >= threshold (others 0); max mode
+// clamps to [0, threshold]. Comparisons as in BUDA's tile library.
+void applyRelu(const OpAttributes& attrs, Tensor& t) {
+  if (!attrs.relu.value) return;
+  const float threshold = static_cast<float>(attrs.reluThreshold.present() ? attrs.reluThreshold.value : 0.0);
+  const bool maxMode = attrs.reluMode.present() && attrs.reluMode.value == "max";
+  for (float& v : t.data) {
+    if (maxMode)
+      v = v >= threshold ? threshold : (v >= 0.0f ? v : 0.0f);
+    else
+      v = v >= threshold ? v : 0.0f;
+  }
+}
+
+// ---------------------------------------------------------------- matmul
+Tensor mapValues(const Tensor& in, float (*fn)(float)) {
+  Tensor out = in;
+  for (float& v : out.data) v = fn(v);
+  return out;
+}
+
+// The product C = In0 x In1 as a sum of operand pairs, each pair already
+// reduced to what its fidelity phases see. In0 (activations) sits in srcB
+// and In1 (weights) in srcA, the way the matmul unpacker loads them.
+struct ProductTerms {
+  std::vector<Tensor> storage; // reduced copies the pairs point into
+  std::vector<std::pair<const Tensor*, const Tensor*>> pairs;
+};
+
+ProductTerms matmulTerms(MathFidelity fidelity, const Tensor& in0, const Tensor& in1, bool exact) {
+  ProductTerms terms;
+  terms.storage.reserve(3);
+  const Phases p = phasesOf(fidelity);
+  if (exact || (p.aLowBHigh && p.aHighBLow && p.aLowBLow)) {
+    terms.pairs.push_back({&in0, &in1});
+    return terms;
+  }
+  auto keep = [&](Tensor t) { terms.storage.push_back(std::move(t)); return &terms.storage.back(); };
+  if (p.aLowBHigh && p.aHighBLow) {
+    // HiFi3: A*B_hi + A_hi*B_lo, i.e. everything but A_lo*B_lo.
+    const Tensor* in0High = keep(mapValues(in0, highB));
+    Tensor in0Low = in0;
+    for (size_t i = 0; i < in0Low.data.size(); ++i) in0Low.data[i] -= in0High->data[i];
+    const Tensor* in0LowPtr = keep(std::move(in0Low));
+    const Tensor* in1High = keep(mapValues(in1, highA));
+    terms.pairs.push_back({in0High, &in1});
+    terms.pairs.push_back({in0LowPtr, in1High});
+    return terms;
+  }
+  const Tensor* lhs = p.aHighBLow ? &in0 : keep(mapValues(in0, highB));
+  const Tensor* rhs = p.aLowBHigh ? &in1 : keep(mapValues(in1, highA));
+  terms.pairs.push_back({lhs, rhs});
+  return terms;
+}
+
+bool isIntegerMatmul(const OpSpec& spec) {
+  for (DataFormat df : spec.inDf)
+    if (netlist::isIntegerFormat(df)) return true;
+  return netlist::isIntegerFormat(spec.intermedDf);
+}
+
+Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
+  const OpAttributes& attrs = attrsOf(spec);
+  requireInputs(spec, inputs, 2);
+  const Tensor& in0 = inputs[0];
+  const Tensor& in1 = inputs[1];
+  if (in0.w != in1.w || in0.z != in1.z || in0.c != in1.r)
+    fail(spec, "matmul inputs do not fit: " + shapeText(in0) + " x " + shapeText(in1) +
+                   " (needs equal w and z, input0 cols == input1 rows)");
+  const int64_t m = in0.r, k = in0.c, n = in1.c;
+  const int64_t kTiles = k / kTile;
+  const int64_t mK = attrs.mK.present() ? attrs.mK.value : 1;
+  const int64_t uKt = attrs.uKt.present() ? attrs.uKt.value : kTiles;
+  if (mK < 1 || uKt < 1 || mK * uKt != kTiles)
+    fail(spec, "m_k " + std::to_string(mK) + " x u_kt " + std::to_string(uKt) + " must equal the inner dimension of " +
+                   std::to_string(kTiles) + " tiles");
+  const int64_t blockCols = uKt * kTile;
+
+  // accumulate sums groups of `z` consecutive t slices (all of them when z is absent).
+  int64_t zGroup = 1;
+  if (attrs.accumulate.value) {
+    zGroup = attrs.z.present() && attrs.z.value > 0 ? attrs.z.value : in0.z;
+    if (in0.z % zGroup != 0)
+      fail(spec, "accumulate over z=" + std::to_string(zGroup) + " needs input t divisible by it, got t=" +
+                     std::to_string(in0.z));
+  }
+  const int64_t outZ = in0.z / zGroup;
+
+  const bool integer = isIntegerMatmul(spec);
+  ProductTerms terms = matmulTerms(spec.fidelity, in0, in1, integer);
+
+  Tensor out(in0.w, outZ, m, n);
+  // Partial sums leave dest for the intermediate buffer after every m_k block
+  // (and every accumulated t slice) except the last, so they are rounded there.
+  const int64_t chainLength = zGroup * mK;
+  for (int64_t w = 0; w < in0.w; ++w) {
+    for (int64_t zo = 0; zo < outZ; ++zo) {
+      float* acc = out.matrix(w, zo);
+      int64_t step = 0;
+      for (int64_t zi = 0; zi < zGroup; ++zi) {
+        const int64_t z = zo * zGroup + zi;
+        for (int64_t block = 0; block < mK; ++block) {
+          for (const auto& [lhs, rhs] : terms.pairs) {
+            gemmAccumulate(acc, lhs->matrix(w, z) + block * blockCols, k, rhs->matrix(w, z) + block * blockCols * n, n, m,
+                           blockCols, n);
+          }
+          if (++step < chainLength) roundTo(spec.intermedDf, std::span<float>(acc, static_cast<size_t>(m * n)));
+        }
+      }
+    }
+  }
+
+  // The result sits in dest, at acc_df precision, while bias, requant and a
+  // fused unary are applied to it.
+  const bool roundToAcc = spec.roundOutput && spec.accDf != DataFormat::Float32;
+  if (roundToAcc) roundTo(spec.accDf, out);
+
+  size_t nextInput = 2;
+  if (attrs.bias.value) {
+    requireInputs(spec, inputs, 3);
+    const Tensor& bias = inputs[nextInput++];
+    if (!bias.sameShape(out))
+      fail(spec, "bias " + shapeText(bias) + " must have the matmul output's shape " + shapeText(out));
+    // The float kernel adds bias with a row broadcast: row 0 of each bias tile
+    // serves every row of that tile (int kernels add it element-wise).
+    for (int64_t w = 0; w < out.w; ++w)
+      for (int64_t z = 0; z < out.z; ++z)
+        for (int64_t r = 0; r < out.r; ++r) {
+          const float* biasRow = valuePtr(bias, w, z, integer ? r : r - r % kTile, 0);
+          float* outRow = &out.at(w, z, r, 0);
+          for (int64_t c = 0; c < out.c; ++c) outRow[c] += biasRow[c];
+        }
+    if (roundToAcc) roundTo(spec.accDf, out);
+  }
+
+  const bool requant = boolAttr(attrs, "requant");
+  const bool dequant = boolAttr(attrs, "dequant");
+  if (requant || dequant) {
+    requireInputs(spec, inputs, nextInput + 1);
+    const Tensor& scale = inputs[nextInput];
+    if (!scale.sameShape(out))
+      fail(spec, "scale input " + shapeText(scale) + " must have the matmul output's shape " + shapeText(out));
+    const float zeroPoint = static_cast<float>(attrs.zeroPoint.present() ? attrs.zeroPoint.value : 0.0);
+    for (size_t i = 0; i < out.data.size(); ++i)
+      out.data[i] = requant ? out.data[i] * scale.data[i] + zeroPoint : (out.data[i] + zeroPoint) * scale.data[i];
+  }
+
+  // A unary fused into the matmul kernel (BUDA: sfpu_op: gelu).
+  if (const Attribute* sfpu = attrs.find("sfpu_op"); sfpu && sfpu->value.is_string()) {
+    Unary u;
+    try {
+      u = makeUnary(sfpu->value.get<std::string>(), attrs);
+    } catch (const GoldenError& e) {
+      fail(spec, std::string("sfpu_op: ") + e.what());
+    }
+    for (float& v : out.data) v = applyUnary(u, v);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- reduce
+Tensor evalReduce(const OpSpec& spec, const Tensor& in) {
+  const OpAttributes& attrs = attrsOf(spec);
+  const std::string& type = attrs.reduceType.value;
+  const std::string& dim = attrs.reduceDim.value;
+  if (type != "sum" && type != "max" && type != "avg")
+    fail(spec, "reduce type must be sum, max or avg, got '" + type + "'");
+  const bool isMax = type == "max";
+  const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  auto combine = [isMax](float acc, float v) { return isMax ? (v > acc ? v : acc) : acc + v; };
+
+  if (dim == "r" || dim == "c" || dim == "rc") {
+    // The result lands in row 0 (r), column 0 (c) or [0][0] (rc) of a single
+    // output tile row/column; the rest of that tile is zero.
+    const bool overRows = dim != "c", overCols = dim != "r";
+    Tensor out(in.w, in.z, overRows ? kTile : in.r, overCols ? kTile : in.c);
+    const float scale = type == "avg" ? 1.0f / static_cast<float>((overRows ? in.r : 1) * (overCols ? in.c : 1)) : 1.0f;
+    for (int64_t w = 0; w < in.w; ++w)
+      for (int64_t z = 0; z < in.z; ++z) {
+        if (overRows && !overCols) {
+          std::vector<float> acc(static_cast<size_t>(in.c), init);
+          for (int64_t r = 0; r < in.r; ++r)
+            for (int64_t c = 0; c < in.c; ++c) acc[c] = combine(acc[c], in.at(w, z, r, c));
+          for (int64_t c = 0; c < in.c; ++c) out.at(w, z, 0, c) = acc[c] * scale;
+        } else if (overCols && !overRows) {
+          for (int64_t r = 0; r < in.r; ++r) {
+            float acc = init;
+            for (int64_t c = 0; c < in.c; ++c) acc = combine(acc, in.at(w, z, r, c));
+            out.at(w, z, r, 0) = acc * scale;
+          }
+        } else {
+          float acc = init;
+          for (int64_t r = 0; r < in.r; ++r)
+            for (int64_t c = 0; c < in.c; ++c) acc = combine(acc, in.at(w, z, r, c));
+          out.at(w, z, 0, 0) = acc * scale;
+        }
+      }
+    return out;
+  }
+  if (dim == "z") {
+    const int64_t group = attrs.z.present() && attrs.z.value > 0 ? attrs.z.value : in.z;
+    if (in.z % group != 0)
+      fail(spec, "reduce over z=" + std::to_string(group) + " needs input t divisible by it, got t=" + std::to_string(in.z));
+    Tensor out(in.w, in.z / group, in.r, in.c);
+    const size_t plane = static_cast<size_t>(in.r * in.c);
+    for (int64_t w = 0; w < in.w; ++w)
+      for (int64_t zo = 0; zo < out.z; ++zo) {
+        float* acc = out.matrix(w, zo);
+        std::copy_n(in.matrix(w, zo * group), plane, acc);
+        for (int64_t zi = 1; zi < group; ++zi) {
+          // The running result spills to the intermediate buffer between slices.
+          roundTo(spec.intermedDf, std::span<float>(acc, plane));
+          const float* src = in.matrix(w, zo * group + zi);
+          for (size_t i = 0; i < plane; ++i) acc[i] = combine(acc[i], src[i]);
+        }
+        if (type == "avg")
+          for (size_t i = 0; i < plane; ++i) acc[i] /= static_cast<float>(group);
+      }
+    return out;
+  }
+  fail(spec, "reduce dim must be r, c, rc or z, got '" + dim + "'");
+}
+
+// ---------------------------------------------------------------- dispatch
+using SpecialFn = Tensor (*)(const OpSpec&, std::span<const Tensor>);
+
+SpecialFn specialOpFor(const std::string& type) {
+  static const std::pair<const char*, SpecialFn> kSpecial[] = {
+      {"splice", evalSplice},
+      {"depthwise", evalDepthwise},
+      {"embedding", evalEmbedding},
+      {"tilizer", evalTilizer},
+      {"topk", evalTopk},
+      {"quantization", evalQuantization},
+      {"dequantization", evalDequantization},
+      {"requantization", evalRequantization},
+  };
+  for (const auto& [name, fn] : kSpecial)
+    if (type == name) return fn;
+  return nullptr;
+}
+
+Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Tensor> inputs) {
+  requireInputs(spec, inputs, 2);
+  const Tensor& a = inputs[0];
+  const Tensor& b = inputs[1];
+  if (!a.sameShape(b)) fail(spec, "input shapes differ: " + shapeText(a) + " vs " + shapeText(b));
+  Tensor out(a.w, a.z, a.r, a.c);
+  if (kind == BinaryKind::Multiply) {
+    // input0 is unpacked to srcA, input1 to srcB.
+    const MathFidelity f = spec.fidelity;
+    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = fidelityMultiply(f, a.data[i], b.data[i]);
+  } else {
+    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = applyBinary(kind, a.data[i], b.data[i]);
+  }
+  return out;
+}
+
+Tensor evalEltwiseUnary(const OpSpec& spec, const Unary& u, std::span<const Tensor> inputs) {
+  requireInputs(spec, inputs, 1);
+  Tensor out = inputs[0];
+  if (u.kind != UnaryKind::Identity)
+    for (float& v : out.data) v = applyUnary(u, v);
+  return out;
+}
+
+Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
+  const std::string& type = spec.type;
+  if (type == "matmul") {
+    if (attrsOf(spec).identity.value) return evalSparseMatmul(spec, inputs);
+    return evalMatmul(spec, inputs);
+  }
+  if (type == "reduce") {
+    requireInputs(spec, inputs, 1);
+    return evalReduce(spec, inputs[0]);
+  }
+  if (std::optional<BinaryKind> kind = binaryKindOf(type)) return evalEltwiseBinary(spec, *kind, inputs);
+  if (unaryKindOf(type)) {
+    try {
+      return evalEltwiseUnary(spec, makeUnary(type, attrsOf(spec)), inputs);
+    } catch (const GoldenError& e) {
+      fail(spec, e.what());
+    }
+  }
+  if (SpecialFn fn = specialOpFor(type)) return fn(spec, inputs);
+  fail(spec, "the reference model does not implement this op type");
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- public API
+float fidelityOperandA(MathFidelity f, float x) {
+  const Phases p = phasesOf(f);
+  return p.aLowBHigh ? x : highA(x);
+}
+
+float fidelityOperandB(MathFidelity f, float x) {
+  const Phases p = phasesOf(f);
+  return p.aHighBLow ? x : highB(x);
+}
+
+float fidelityMultiply(MathFidelity f, float a, float b) {
+  const Phases p = phasesOf(f);
+  if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow) {
+    // HiFi3: all phases but A_lo*B_lo.
+    const float bHigh = highB(b);
+    return multiplyMasked(a, bHigh) + multiplyMasked(highA(a), b - bHigh);
+  }
+  return multiplyMasked(fidelityOperandA(f, a), fidelityOperandB(f, b));
+}
+
+float unaryScalar(const std::string& type, const netlist::OpAttributes& attrs, float x) {
+  return applyUnary(makeUnary(type, attrs), x);
+}
+
+float binaryScalar(const std::string& type, float a, float b) {
+  std::optional<BinaryKind> kind = binaryKindOf(type);
+  if (!kind) throw GoldenError("unsupported binary op type '" + type + "'");
+  return applyBinary(*kind, a, b);
+}
+
+bool isSupportedOpType(const std::string& type) {
+  return type == "matmul" || type == "reduce" || binaryKindOf(type) || unaryKindOf(type) || specialOpFor(type);
+}
+
+Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
+  for (const Tensor& in : inputs) {
+    if (in.w != inputs[0].w)
+      fail(spec, "inputs disagree on the number of entries: " + shapeText(inputs[0]) + " vs " + shapeText(in));
+    if (in.r % kTile != 0 || in.c % kTile != 0) fail(spec, "input " + shapeText(in) + " is not whole tiles");
+  }
+
+  // The unpacker delivers each input in its in_df.
+  std::vector<Tensor> rounded;
+  if (!spec.inDf.empty()) {
+    rounded.assign(inputs.begin(), inputs.end());
+    for (size_t i = 0; i < rounded.size() && i < spec.inDf.size(); ++i) roundTo(spec.inDf[i], rounded[i]);
+    inputs = rounded;
+  }
+
+  Tensor out = compute(spec, inputs);
+
+  const int64_t w = inputs.empty() ? 1 : inputs[0].w;
+  if (out.w != w || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
+    fail(spec, "computed output " + shapeText(out) + " does not match the op's blocking [w=" + std::to_string(w) +
+                   ", z=" + std::to_string(spec.t) + ", " + std::to_string(spec.rowTiles() * kTile) + "x" +
+                   std::to_string(spec.colTiles() * kTile) + "]");
+
+  const OpAttributes& attrs = attrsOf(spec);
+  // A reduce result sits in dest (acc_df) before the packer, which applies
+  // relu and converts to out_df. (Matmul rounds to acc_df itself, before its
+  // bias and requant steps.)
+  if (spec.roundOutput && spec.type == "reduce" && spec.accDf != DataFormat::Float32) roundTo(spec.accDf, out);
+  applyRelu(attrs, out);
+  if (spec.roundOutput) {
+    // A requantizing matmul always packs Int8, whatever out_df says.
+    const bool requant = spec.type == "matmul" && boolAttr(attrs, "requant");
+    roundTo(requant ? DataFormat::Int8 : spec.outDf, out);
+  }
+  return out;
+}
+
+} // namespace tessera::golden

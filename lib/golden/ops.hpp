@@ -1,0 +1,71 @@
+// The host reference model of one op: given the op's (already TM'd and
+// unpacked) input tensors, compute its output as the device would, including
+// the rounding to the op's data formats. Independent of any device code.
+//
+// Numerical model (docs/golden-model.md):
+//  * inputs are rounded to their in_df (the unpacker's source format);
+//  * math runs in float32; multiplications see operands reduced by the math
+//    fidelity (LoFi/HiFi2/HiFi3 drop low mantissa bits, HiFi4 keeps them);
+//  * matmul partial sums over m_k are rounded to intermed_df between blocks,
+//    final results to acc_df then out_df; eltwise results to out_df.
+#pragma once
+#include "formats/tensor.hpp"
+#include "netlist/model.hpp"
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::golden {
+
+using formats::Tensor;
+using netlist::DataFormat;
+using netlist::MathFidelity;
+
+// A reference-model failure on valid-looking input (an op type or attribute the
+// model does not implement, a shape that cannot be computed). The loader turns
+// it into a diagnostic naming the op.
+struct GoldenError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Everything evalOp needs about one op (or one fused sub-op).
+struct OpSpec {
+  std::string name;                   // for messages
+  std::string type;                   // netlist op type: matmul, add, exp, ...
+  const netlist::OpAttributes* attrs = nullptr; // never null when called
+  // Output blocking in tiles; output tensor is [w][t][rows*32][cols*32].
+  int64_t t = 1;
+  netlist::Dim2 grid{1, 1}, mblock{1, 1}, ublock{1, 1};
+  netlist::UblockOrder ublockOrder = netlist::UblockOrder::R; // splice walks ublocks in this order
+  std::vector<DataFormat> inDf;       // one per input (may be empty: no input rounding)
+  DataFormat outDf = DataFormat::Float16_b;
+  DataFormat accDf = DataFormat::Float16_b;
+  DataFormat intermedDf = DataFormat::Float16_b;
+  MathFidelity fidelity = MathFidelity::HiFi4;
+  netlist::Arch arch = netlist::Arch::Grayskull;
+  bool roundOutput = true;            // false inside fused ops (dest keeps acc precision)
+
+  int64_t rowTiles() const { return grid.r * mblock.r * ublock.r; }
+  int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }
+};
+
+// Computes one op. All inputs have the same w (number of entries). Throws
+// GoldenError for unsupported types/attributes.
+Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs);
+
+// True when evalOp implements `type` (fused_op is handled by fused.hpp).
+bool isSupportedOpType(const std::string& type);
+
+// Element-wise pieces the fused-op executor reuses.
+float unaryScalar(const std::string& type, const netlist::OpAttributes& attrs, float x); // throws GoldenError
+float binaryScalar(const std::string& type, float a, float b);                            // add, subtract, multiply, maximum
+// Reduces a multiplication operand to what the math fidelity keeps.
+float fidelityOperandA(MathFidelity f, float x);
+float fidelityOperandB(MathFidelity f, float x);
+// a*b as the multiplier computes it at fidelity `f` (a in srcA, b in srcB):
+// exact for HiFi3, where the phases do not factor into reduced operands.
+float fidelityMultiply(MathFidelity f, float a, float b);
+
+} // namespace tessera::golden

@@ -1,0 +1,218 @@
+// Host input generation. The type names and fields are BUDA's
+// (verif_stimulus.cpp of the BUDA backend); the random numbers are ours, made
+// reproducible across compilers: std::mt19937_64 is fully specified by the
+// standard, but its distributions are not, so the transforms are written here.
+// docs/stimulus.md has the details.
+#include "host/stimulus.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <regex>
+#include <stdexcept>
+
+namespace tessera::host {
+namespace {
+
+using netlist::ExtraField;
+using netlist::Field;
+using netlist::StimulusConfig;
+
+constexpr int64_t kTile = formats::kTileDim;
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+uint64_t fnv1a64(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// BUDA looks the exact name up first, then tries the patterns; with several
+// matching patterns its choice depends on hash order, ours is source order.
+const StimulusConfig* overrideFor(const StimulusConfig& cfg, const std::string& queue) {
+  for (const auto& [pattern, o] : cfg.overrides)
+    if (pattern == queue) return &o;
+  for (const auto& [pattern, o] : cfg.overrides) {
+    try {
+      if (std::regex_match(queue, std::regex(pattern))) return &o;
+    } catch (const std::regex_error& e) {
+      throw std::invalid_argument("stimulus-config: overrides: '" + pattern + "' is not a valid regex: " + e.what());
+    }
+  }
+  return nullptr;
+}
+
+// The override's field when it has one, else the base's (null when neither).
+template <class T> const Field<T>* pick(const Field<T>& base, const Field<T>* over) {
+  if (over && over->present()) return over;
+  return base.present() ? &base : nullptr;
+}
+
+// YAML duplicates: the later key wins, as in BUDA.
+const ExtraField* findExtra(const std::vector<ExtraField>& extra, const std::string& key) {
+  const ExtraField* found = nullptr;
+  for (const auto& f : extra)
+    if (f.key == key) found = &f;
+  return found;
+}
+
+// [lo, hi], 1-based inclusive within a 32-value tile, becomes [lo-1, hi).
+std::pair<int64_t, int64_t> parseTileRange(const ExtraField& f) {
+  const auto& v = f.value;
+  auto bad = [&]() {
+    return std::invalid_argument("stimulus-config: " + f.key + ": expected [lo, hi] with 1 <= lo <= hi <= 32, got " +
+                                 v.dump());
+  };
+  if (!v.is_array() || v.size() != 2) throw bad();
+  int64_t b[2];
+  for (size_t i = 0; i < 2; ++i) {
+    if (v[i].is_number_integer()) b[i] = v[i].get<int64_t>();
+    else if (v[i].is_number_float() && std::floor(v[i].get<double>()) == v[i].get<double>() &&
+             std::fabs(v[i].get<double>()) <= 64)
+      b[i] = static_cast<int64_t>(v[i].get<double>());
+    else throw bad();
+  }
+  if (b[0] < 1 || b[0] > b[1] || b[1] > kTile) throw bad();
+  return {b[0] - 1, b[1]};
+}
+
+StimulusKind parseKind(const std::string& type, const std::string& queue) {
+  std::string t = lower(type);
+  if (t == "uniform") return StimulusKind::Uniform;
+  if (t == "normal") return StimulusKind::Normal;
+  if (t == "constant") return StimulusKind::Constant;
+  if (t == "step") return StimulusKind::Step;
+  if (t == "steprowwise") return StimulusKind::StepRowwise;
+  if (t == "debugtileid") return StimulusKind::DebugTileId;
+  // BUDA builds these from the matmul_ident op's attributes and its own
+  // unseeded random device; nothing here could reproduce them.
+  if (t == "sparse" || t == "sparse_encoding" || t == "sparse_encoding_nz_counts")
+    throw std::invalid_argument("stimulus type " + type + " is not supported (queue '" + queue + "')");
+  throw std::invalid_argument("stimulus-config: type: unknown stimulus type '" + type + "' for queue '" + queue +
+                              "' (expected Uniform, Normal, Constant, Step, StepRowwise or DebugTileId)");
+}
+
+// Uniform in [0, 1) from the top 53 bits: every double of the form k * 2^-53.
+double unit(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1p-53; }
+
+// Box-Muller; both values of each pair are used, in order (cos, then sin).
+class NormalSource {
+public:
+  explicit NormalSource(std::mt19937_64& g) : g_(g) {}
+  double next() {
+    if (haveSpare_) {
+      haveSpare_ = false;
+      return spare_;
+    }
+    double u1 = static_cast<double>((g_() >> 11) + 1) * 0x1p-53; // (0, 1]: log stays finite
+    double u2 = unit(g_);
+    double radius = std::sqrt(-2.0 * std::log(u1));
+    double angle = 2.0 * std::numbers::pi * u2;
+    spare_ = radius * std::sin(angle);
+    haveSpare_ = true;
+    return radius * std::cos(angle);
+  }
+
+private:
+  std::mt19937_64& g_;
+  double spare_ = 0;
+  bool haveSpare_ = false;
+};
+
+} // namespace
+
+uint64_t entrySeed(uint64_t seed, const std::string& queue, int64_t entry) {
+  return splitmix64(splitmix64(splitmix64(seed) ^ fnv1a64(queue)) ^ static_cast<uint64_t>(entry));
+}
+
+Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queue) {
+  Stimulus s;
+  if (!cfg) return s;
+  const StimulusConfig* o = overrideFor(*cfg, queue);
+  auto value = [&](Field<double> StimulusConfig::*member, double fallback) {
+    const Field<double>* f = pick(cfg->*member, o ? &(o->*member) : nullptr);
+    return f ? f->value : fallback;
+  };
+  // No type anywhere: BUDA would stop; we take the default Uniform.
+  if (const Field<std::string>* type = pick(cfg->type, o ? &o->type : nullptr)) s.kind = parseKind(type->value, queue);
+  s.lower = value(&StimulusConfig::uniformLowerBound, s.lower);
+  s.upper = value(&StimulusConfig::uniformUpperBound, s.upper);
+  s.mean = value(&StimulusConfig::normalMean, s.mean);
+  s.stddev = value(&StimulusConfig::normalStddev, s.stddev);
+  s.constant = value(&StimulusConfig::constantValue, s.constant);
+  s.stepStart = value(&StimulusConfig::stepStart, s.stepStart);
+  s.stepIncrement = value(&StimulusConfig::stepIncrement, s.stepIncrement);
+  s.tileIdBase = value(&StimulusConfig::debugTileIdBase, s.tileIdBase);
+  s.tileIdStep = value(&StimulusConfig::debugTileIdStep, s.tileIdStep);
+  auto range = [&](const std::string& key) -> const ExtraField* {
+    if (o)
+      if (const ExtraField* f = findExtra(o->extra, key)) return f;
+    return findExtra(cfg->extra, key);
+  };
+  if (const ExtraField* f = range("set_tile_rows")) s.tileRows = parseTileRange(*f);
+  if (const ExtraField* f = range("set_tile_cols")) s.tileCols = parseTileRange(*f);
+
+  if (s.kind == StimulusKind::Uniform && !(s.lower <= s.upper))
+    throw std::invalid_argument("stimulus-config: uniform_lower_bound " + std::to_string(s.lower) +
+                                " is above uniform_upper_bound " + std::to_string(s.upper) + " for queue '" + queue +
+                                "'");
+  if (s.kind == StimulusKind::Normal && !(s.stddev >= 0))
+    throw std::invalid_argument("stimulus-config: normal_stddev " + std::to_string(s.stddev) +
+                                " is negative for queue '" + queue + "'");
+  return s;
+}
+
+Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, uint64_t seed,
+                     const std::string& queue, int64_t entry) {
+  Tensor out(1, t, rows, cols, 0.0f);
+  std::mt19937_64 gen(entrySeed(seed, queue, entry));
+  NormalSource normal(gen);
+  auto [r0, r1] = s.tileRows.value_or(std::pair<int64_t, int64_t>{0, kTile});
+  auto [c0, c1] = s.tileCols.value_or(std::pair<int64_t, int64_t>{0, kTile});
+  int64_t colTiles = (cols + kTile - 1) / kTile, rowTiles = (rows + kTile - 1) / kTile;
+  for (int64_t z = 0; z < t; ++z)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        // BUDA's DebugTileId fills whole tiles; the others only the set rows/cols.
+        if (s.kind != StimulusKind::DebugTileId) {
+          int64_t tr = r % kTile, tc = c % kTile;
+          if (tr < r0 || tr >= r1 || tc < c0 || tc >= c1) continue;
+        }
+        double v = 0;
+        switch (s.kind) {
+        case StimulusKind::Uniform: v = s.lower + (s.upper - s.lower) * unit(gen); break;
+        case StimulusKind::Normal: v = s.mean + s.stddev * normal.next(); break;
+        case StimulusKind::Constant: v = s.constant; break;
+        case StimulusKind::Step:
+          v = s.stepStart + s.stepIncrement * static_cast<double>((z * rows + r) * cols + c);
+          break;
+        case StimulusKind::StepRowwise: v = s.stepStart + s.stepIncrement * static_cast<double>(c); break;
+        case StimulusKind::DebugTileId:
+          // Tiles numbered row-major over [t][row tile][col tile] within the entry.
+          v = s.tileIdBase + s.tileIdStep * static_cast<double>((z * rowTiles + r / kTile) * colTiles + c / kTile);
+          break;
+        case StimulusKind::Sparse:
+          throw std::invalid_argument("stimulus type sparse is not supported (queue '" + queue + "')");
+        }
+        out.at(0, z, r, c) = static_cast<float>(v);
+      }
+  return out;
+}
+
+} // namespace tessera::host

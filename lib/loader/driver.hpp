@@ -1,0 +1,31 @@
+// The loader job as a library call: parse and validate a netlist, run its
+// programs on a target, feed host queues, write and compare outputs. The
+// tool's main only parses flags (tools/loader/main.cpp).
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tessera::loader {
+
+struct LoaderOptions {
+  std::string netlist;
+  std::string target = "golden";
+  std::string arch;                    // empty: the first arch the netlist lists
+  std::vector<std::string> programs;   // empty: every program, in netlist order
+  std::vector<std::string> params;     // "name=value"; name with or without its `$`
+  uint64_t seed = 0;
+  std::string inputsDir;               // <queue>.npy per host-fed queue; empty: test-config stimulus
+  std::string outputsDir;              // <queue>.npy per op-fed queue
+  std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
+  bool trace = false;                  // one line per execute on stdout
+  bool profile = false;                // time per op type, matmul GFLOP/s (stdout)
+  size_t maxErrors = 20;
+};
+
+// Returns the exit code: 0 success, 1 the netlist, its inputs or a comparison
+// failed, 2 usage error (bad flag values, unknown program or param).
+int runLoader(const LoaderOptions& options, std::ostream& out, std::ostream& err);
+
+} // namespace tessera::loader

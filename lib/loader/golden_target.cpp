@@ -1,0 +1,182 @@
+#include "loader/golden_target.hpp"
+
+#include "formats/formats.hpp"
+#include "golden/fused.hpp"
+#include "golden/ops.hpp"
+#include "golden/tm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace tessera::loader {
+
+using formats::Tensor;
+using golden::GoldenError;
+using runtime::RuntimeError;
+
+GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch) : nl_(&nl), arch_(arch) {
+  for (const auto& f : nl.fusedOps) fusedOps_[f.id] = &f;
+}
+
+const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
+  auto found = orders_.find(graph.name);
+  if (found != orders_.end()) return found->second;
+
+  std::map<std::string, size_t> opIndex;
+  for (size_t i = 0; i < graph.ops.size(); ++i) opIndex[graph.ops[i].name] = i;
+  std::map<std::string, std::string> queueProducer; // queue -> producing op, same graph only
+  for (const auto& q : nl_->queues)
+    if (opIndex.count(q.input.value)) queueProducer[q.name] = q.input.value;
+
+  // Depth-first post-order; the validator rejects cycles, so a cycle here is
+  // reported rather than looped on.
+  std::vector<size_t> out;
+  std::vector<int> state(graph.ops.size(), 0); // 0 new, 1 visiting, 2 done
+  auto visit = [&](auto&& self, size_t i) -> void {
+    if (state[i] == 2) return;
+    if (state[i] == 1)
+      throw RuntimeError("graph-cycle", graph.ops[i].loc, "op '" + graph.ops[i].name + "' depends on itself");
+    state[i] = 1;
+    for (const auto& in : graph.ops[i].inputs) {
+      std::string producer = in.name;
+      if (auto q = queueProducer.find(in.name); q != queueProducer.end()) producer = q->second;
+      if (auto p = opIndex.find(producer); p != opIndex.end()) self(self, p->second);
+    }
+    state[i] = 2;
+    out.push_back(i);
+  };
+  for (size_t i = 0; i < graph.ops.size(); ++i) visit(visit, i);
+  return orders_.emplace(graph.name, std::move(out)).first->second;
+}
+
+namespace {
+
+// Stacks entries [1][t][r][c] into one [n][t][r][c] tensor.
+Tensor stack(const std::vector<const Tensor*>& entries) {
+  const Tensor& first = *entries.front();
+  Tensor out(static_cast<int64_t>(entries.size()), first.z, first.r, first.c);
+  size_t per = first.size();
+  for (size_t i = 0; i < entries.size(); ++i)
+    std::copy(entries[i]->data.begin(), entries[i]->data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
+  return out;
+}
+
+Tensor entryOf(const Tensor& t, int64_t w) {
+  Tensor out(1, t.z, t.r, t.c);
+  size_t per = out.size();
+  std::copy(t.data.begin() + static_cast<std::ptrdiff_t>(w * per),
+            t.data.begin() + static_cast<std::ptrdiff_t>((w + 1) * per), out.data.begin());
+  return out;
+}
+
+std::string shapeText(const Tensor& t) {
+  return "[" + std::to_string(t.w) + ", " + std::to_string(t.z) + ", " + std::to_string(t.r) + ", " +
+         std::to_string(t.c) + "]";
+}
+
+golden::OpSpec specOf(const netlist::Op& op, netlist::Arch arch) {
+  golden::OpSpec s;
+  s.name = op.name;
+  s.type = op.type.value;
+  s.attrs = &op.attributes;
+  s.t = op.t.present() ? op.t.value : 1;
+  s.grid = op.gridSize.value;
+  s.mblock = op.mblock.value;
+  s.ublock = op.ublock.value;
+  s.ublockOrder = op.order();
+  for (const auto& df : op.inDf) s.inDf.push_back(df.value);
+  s.outDf = op.outDf.value;
+  s.accDf = op.accDf.present() ? op.accDf.value : op.outDf.value;
+  s.intermedDf = op.intermedDf.present() ? op.intermedDf.value : op.outDf.value;
+  s.fidelity = op.mathFidelity.present() ? op.mathFidelity.value : netlist::MathFidelity::HiFi4;
+  s.arch = arch;
+  return s;
+}
+
+} // namespace
+
+void GoldenTarget::execute(runtime::EpochIo& io) {
+  const netlist::Graph& graph = io.graph();
+  const int64_t n = io.inputCount();
+  std::map<std::string, Tensor> results; // op name -> [n][t][r][c]
+  std::map<std::string, std::vector<const netlist::Queue*>> consumers; // op -> queues it feeds
+  for (const auto& q : nl_->queues) consumers[q.input.value].push_back(&q);
+
+  for (size_t index : order(graph)) {
+    const netlist::Op& op = graph.ops[index];
+    std::vector<Tensor> inputs;
+    inputs.reserve(op.inputs.size());
+    for (const auto& operand : op.inputs) {
+      Tensor value;
+      if (auto r = results.find(operand.name); r != results.end()) {
+        value = r->second;
+      } else {
+        std::vector<Tensor> entries;
+        entries.reserve(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) entries.push_back(io.read(operand.name, i));
+        std::vector<const Tensor*> ptrs;
+        for (const auto& e : entries) ptrs.push_back(&e);
+        value = stack(ptrs);
+      }
+      try {
+        if (operand.unpad) value = golden::unpadTiles(value, *operand.unpad);
+        value = golden::applyTms(std::move(value), operand.tms);
+        if (operand.pad) value = golden::padTiles(value, *operand.pad);
+      } catch (const GoldenError& e) {
+        throw RuntimeError("golden-tm", operand.tmsLoc.valid() ? operand.tmsLoc : operand.loc,
+                           "op '" + op.name + "' input '" + operand.name + "': " + e.what());
+      }
+      inputs.push_back(std::move(value));
+    }
+
+    golden::OpSpec spec = specOf(op, arch_);
+    Tensor out;
+    auto started = std::chrono::steady_clock::now();
+    try {
+      if (op.type.value == "fused_op") {
+        auto f = fusedOps_.find(op.attributes.fusedOpId.value);
+        if (f == fusedOps_.end())
+          throw GoldenError("fused op id '" + op.attributes.fusedOpId.value + "' is not defined in fused_ops");
+        out = golden::evalFusedOp(spec, *f->second, inputs);
+      } else {
+        out = golden::evalOp(spec, inputs);
+      }
+    } catch (const GoldenError& e) {
+      // GoldenError messages already name the op.
+      throw RuntimeError("golden-op", op.type.loc.valid() ? op.type.loc : op.loc, e.what());
+    }
+    OpTypeProfile& prof = profile_[op.type.value];
+    prof.calls += 1;
+    prof.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (op.type.value == "matmul" && inputs.size() >= 2)
+      prof.flops += 2.0 * static_cast<double>(out.w) * static_cast<double>(out.z) * static_cast<double>(out.r) *
+                    static_cast<double>(inputs[0].c) * static_cast<double>(out.c);
+
+    for (const netlist::Queue* q : consumers[op.name]) {
+      if (op.gradientOp.value) {
+        // Gradient ops accumulate every input of the epoch, and the queue's
+        // previous contents, into one entry.
+        Tensor acc = io.current(q->name);
+        for (int64_t w = 0; w < out.w; ++w) {
+          Tensor e = entryOf(out, w);
+          if (!e.sameShape(acc))
+            throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " + shapeText(e) +
+                                                           " does not match queue '" + q->name + "' entry " + shapeText(acc));
+          for (size_t i = 0; i < acc.size(); ++i) acc.data[i] += e.data[i];
+        }
+        formats::quantize(q->df.value, acc);
+        io.write(q->name, std::move(acc));
+        continue;
+      }
+      for (int64_t w = 0; w < out.w; ++w) {
+        Tensor e = entryOf(out, w);
+        formats::quantize(q->df.value, e);
+        io.write(q->name, std::move(e));
+      }
+    }
+    results[op.name] = std::move(out);
+  }
+}
+
+} // namespace tessera::loader

@@ -1,0 +1,88 @@
+#include "loader/host_io.hpp"
+
+#include "formats/formats.hpp"
+#include "netlist/shape.hpp"
+
+#include <algorithm>
+
+namespace tessera::loader {
+
+bool isHostSide(const netlist::Queue& q) { return q.isHostFed() || q.isExternal(); }
+
+using formats::Tensor;
+
+HostIo::HostIo(const netlist::Netlist& nl, std::map<std::string, Tensor> inputs, uint64_t seed, bool recordPushes)
+    : nl_(&nl), inputs_(std::move(inputs)), seed_(seed), recordPushes_(recordPushes) {
+  std::set<std::string> read;
+  for (const auto& g : nl.graphs)
+    for (const auto& op : g.ops)
+      for (const auto& in : op.inputs) read.insert(in.name);
+  for (const auto& q : nl.queues)
+    if (!isHostSide(q) && q.type.value == netlist::IoType::Queue && !read.count(q.name)) drained_.insert(q.name);
+}
+
+int64_t HostIo::pushed(const std::string& queue) const {
+  auto it = pushed_.find(queue);
+  return it == pushed_.end() ? 0 : it->second;
+}
+
+Tensor HostIo::nextEntry(const netlist::Queue& q) {
+  int64_t index = pushed_[q.name];
+  auto shape = netlist::queueShape(q);
+  Tensor entry;
+  if (auto in = inputs_.find(q.name); in != inputs_.end()) {
+    const Tensor& all = in->second;
+    entry = Tensor(1, all.z, all.r, all.c);
+    size_t per = entry.size();
+    std::copy(all.data.begin() + static_cast<std::ptrdiff_t>(index * per),
+              all.data.begin() + static_cast<std::ptrdiff_t>((index + 1) * per), entry.data.begin());
+  } else {
+    auto s = stimuli_.find(q.name);
+    if (s == stimuli_.end()) {
+      const netlist::StimulusConfig* cfg =
+          nl_->testConfig && nl_->testConfig->stimulus ? &*nl_->testConfig->stimulus : nullptr;
+      s = stimuli_.emplace(q.name, host::stimulusFor(cfg, q.name)).first;
+    }
+    entry = host::generateEntry(s->second, shape->t, shape->r * formats::kTileDim, shape->c * formats::kTileDim, seed_,
+                                q.name, index);
+  }
+  formats::quantize(q.df.value, entry); // the host converts to the queue's format on push
+  pushed_[q.name] = index + 1;
+  if (recordPushes_) pushLog_[q.name].push_back(entry);
+  return entry;
+}
+
+void HostIo::feed(const netlist::Queue& q, runtime::QueueStore& store) {
+  runtime::QueueState* state = store.find(q.name);
+  if (!state || !state->allocated()) return;
+  auto limit = [&]() -> int64_t {
+    auto in = inputs_.find(q.name);
+    return in == inputs_.end() ? INT64_MAX : in->second.w;
+  };
+  if (state->isRam()) {
+    // Rams are written once, every slot, before first use.
+    if (!ramsFilled_.insert(q.name).second) return;
+    for (int64_t i = 0; i < state->entries() && pushed(q.name) < limit(); ++i) store.push(q.name, nextEntry(q));
+    return;
+  }
+  // A streaming host keeps its input queues full while it has data.
+  while (!state->full() && pushed(q.name) < limit()) store.push(q.name, nextEntry(q));
+}
+
+void HostIo::beforeExecute(const netlist::Graph& graph, runtime::QueueStore& store) {
+  std::set<std::string> reads;
+  for (const auto& op : graph.ops)
+    for (const auto& in : op.inputs) reads.insert(in.name);
+  for (const auto& q : nl_->queues)
+    if (isHostSide(q) && reads.count(q.name)) feed(q, store);
+}
+
+void HostIo::afterExecute(const netlist::Graph& graph, runtime::QueueStore& store) {
+  for (const auto& name : drained_) {
+    runtime::QueueState* state = store.find(name);
+    if (!state || !state->allocated()) continue;
+    while (state->occupancy() > 0) store.pop(name);
+  }
+}
+
+} // namespace tessera::loader

@@ -1,0 +1,48 @@
+// The loader's host: what a user's runtime does around each epoch. It pushes
+// host-fed queues (from .npy files or the test-config stimulus) and drains
+// output queues nobody on the device reads.
+#pragma once
+#include "host/stimulus.hpp"
+#include "runtime/interpreter.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera::loader {
+
+// Queues the host feeds: HOST inputs and queues another netlist would feed
+// (BUDA's net2net naming), which a single-netlist run has to stand in for.
+bool isHostSide(const netlist::Queue& q);
+
+class HostIo : public runtime::HostHooks {
+public:
+  // `inputs`: entries per host-fed queue read from .npy ([w] = entry); queues
+  // without one are generated from the stimulus config with `seed`.
+  HostIo(const netlist::Netlist& nl, std::map<std::string, formats::Tensor> inputs, uint64_t seed, bool recordPushes);
+
+  void beforeExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
+  void afterExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
+
+  int64_t pushed(const std::string& queue) const;
+  // Every entry pushed into each host-fed queue, in push order (--outputs writes them too).
+  const std::map<std::string, std::vector<formats::Tensor>>& pushLog() const { return pushLog_; }
+
+private:
+  void feed(const netlist::Queue& q, runtime::QueueStore& store);
+  formats::Tensor nextEntry(const netlist::Queue& q);
+
+  const netlist::Netlist* nl_;
+  std::map<std::string, formats::Tensor> inputs_;
+  uint64_t seed_;
+  bool recordPushes_;
+  std::map<std::string, int64_t> pushed_;         // entries pushed so far per queue
+  std::set<std::string> ramsFilled_;
+  std::set<std::string> drained_;                 // op-fed queues no op reads: the host pops them
+  std::map<std::string, host::Stimulus> stimuli_; // resolved lazily per queue
+  std::map<std::string, std::vector<formats::Tensor>> pushLog_;
+};
+
+} // namespace tessera::loader
