@@ -207,6 +207,7 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   runtime::QueueStore store(nl);
   store.recordWrites(recording);
   HostIo host(nl, std::move(inputs), opts.seed, recording);
+  host.attach(store);
   GoldenTarget target(nl, arch);
   runtime::Interpreter interp(nl, store, target, host);
   if (opts.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };

@@ -26,8 +26,11 @@ const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
   std::map<std::string, size_t> opIndex;
   for (size_t i = 0; i < graph.ops.size(); ++i) opIndex[graph.ops[i].name] = i;
   std::map<std::string, std::string> queueProducer; // queue -> producing op, same graph only
+  // A relay queue (type queue) written and read in one epoch orders its
+  // writer first. A ram written by the op that reads it (an optimizer
+  // updating its weights) is read before the write: no edge.
   for (const auto& q : nl_->queues)
-    if (opIndex.count(q.input.value)) queueProducer[q.name] = q.input.value;
+    if (opIndex.count(q.input.value) && q.type.value == netlist::IoType::Queue) queueProducer[q.name] = q.input.value;
 
   // Depth-first post-order; the validator rejects cycles, so a cycle here is
   // reported rather than looped on.

@@ -18,6 +18,8 @@ HostIo::HostIo(const netlist::Netlist& nl, std::map<std::string, Tensor> inputs,
     for (const auto& op : g.ops)
       for (const auto& in : op.inputs) read.insert(in.name);
   for (const auto& q : nl.queues)
+    if (isHostSide(q)) hostQueues_[q.name] = &q;
+  for (const auto& q : nl.queues)
     if (!isHostSide(q) && q.type.value == netlist::IoType::Queue && !read.count(q.name)) drained_.insert(q.name);
 }
 
@@ -55,18 +57,27 @@ Tensor HostIo::nextEntry(const netlist::Queue& q) {
 void HostIo::feed(const netlist::Queue& q, runtime::QueueStore& store) {
   runtime::QueueState* state = store.find(q.name);
   if (!state || !state->allocated()) return;
-  auto limit = [&]() -> int64_t {
-    auto in = inputs_.find(q.name);
-    return in == inputs_.end() ? INT64_MAX : in->second.w;
-  };
-  if (state->isRam()) {
-    // Rams are written once, every slot, before first use.
-    if (!ramsFilled_.insert(q.name).second) return;
-    for (int64_t i = 0; i < state->entries() && pushed(q.name) < limit(); ++i) store.push(q.name, nextEntry(q));
-    return;
-  }
-  // A streaming host keeps its input queues full while it has data.
-  while (!state->full() && pushed(q.name) < limit()) store.push(q.name, nextEntry(q));
+  // Rams are written once, every slot, before first use; queues are filled
+  // once, like BUDA's test harness does, and later pushed only when an epoch
+  // waits on them (attach): programs that rewind a queue's read pointer then
+  // find the entries they read before.
+  auto& filled = state->isRam() ? ramsFilled_ : queuesFilled_;
+  if (!filled.insert(q.name).second) return;
+  for (int64_t i = 0; i < state->entries() && !state->full() && hasMore(q); ++i) store.push(q.name, nextEntry(q));
+}
+
+bool HostIo::hasMore(const netlist::Queue& q) const {
+  auto in = inputs_.find(q.name);
+  return in == inputs_.end() || pushed(q.name) < in->second.w;
+}
+
+void HostIo::attach(runtime::QueueStore& store) {
+  store.onEmpty([this, &store](const std::string& name) {
+    auto it = hostQueues_.find(name);
+    if (it == hostQueues_.end() || !hasMore(*it->second)) return false;
+    store.push(name, nextEntry(*it->second));
+    return true;
+  });
 }
 
 void HostIo::beforeExecute(const netlist::Graph& graph, runtime::QueueStore& store) {

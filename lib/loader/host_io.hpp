@@ -23,6 +23,8 @@ public:
   // without one are generated from the stimulus config with `seed`.
   HostIo(const netlist::Netlist& nl, std::map<std::string, formats::Tensor> inputs, uint64_t seed, bool recordPushes);
 
+  // Installs the on-demand push (QueueStore::onEmpty) on `store`.
+  void attach(runtime::QueueStore& store);
   void beforeExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
   void afterExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
 
@@ -33,6 +35,7 @@ public:
 private:
   void feed(const netlist::Queue& q, runtime::QueueStore& store);
   formats::Tensor nextEntry(const netlist::Queue& q);
+  bool hasMore(const netlist::Queue& q) const;
 
   const netlist::Netlist* nl_;
   std::map<std::string, formats::Tensor> inputs_;
@@ -40,6 +43,8 @@ private:
   bool recordPushes_;
   std::map<std::string, int64_t> pushed_;         // entries pushed so far per queue
   std::set<std::string> ramsFilled_;
+  std::set<std::string> queuesFilled_; // filled once at first use; then pushed on demand
+  std::map<std::string, const netlist::Queue*> hostQueues_;
   std::set<std::string> drained_;                 // op-fed queues no op reads: the host pops them
   std::map<std::string, host::Stimulus> stimuli_; // resolved lazily per queue
   std::map<std::string, std::vector<formats::Tensor>> pushLog_;

@@ -396,6 +396,7 @@ private:
       // pipegen's L1 allocation, which sees every buffer of the core.
     }
     checkAttributes(op);
+    checkInputCount(op);
     if (op.untilizeOutput.value) checkUntilize(op);
     if (op.tileDim.present()) {
       checkTileDim(op.tileDim, element);
@@ -416,6 +417,20 @@ private:
     }
     // Output shape check against consumers happens from the consumer side.
     (void)g;
+  }
+
+  // Element-wise ops take exactly their operands; a binary op with one input
+  // is a netlist bug the backend only finds when it builds the kernel.
+  void checkInputCount(const Op& op) {
+    static const std::set<std::string> kBinary = {"add", "subtract", "multiply", "maximum"};
+    static const std::set<std::string> kUnary = {"exp", "log", "sqrt", "reciprocal", "gelu", "gelu_derivative",
+                                                 "sigmoid", "tanh", "abs", "sine", "cosine", "square", "power",
+                                                 "lrelu", "datacopy", "nop", "ethernet_datacopy"};
+    size_t want = kBinary.count(op.type.value) ? 2 : kUnary.count(op.type.value) ? 1 : 0;
+    if (want == 0 || !op.inputsLoc.valid() || op.inputs.size() == want) return;
+    d_.error("op-input-count", op.inputsLoc,
+             "op " + quote(op.name) + ": " + op.type.value + " takes " + std::to_string(want) + " input" +
+                 (want == 1 ? "" : "s") + ", got " + std::to_string(op.inputs.size()));
   }
 
   void checkAttributes(const Op& op) {

@@ -345,7 +345,10 @@ const Tensor& EpochIo::read(const std::string& queue, int64_t i) {
                                                   std::to_string(stride) + ")");
   const int64_t ahead = floorMod(q.rdLocal_ - q.rdGlobal_, 2 * q.entries()); // local pointer past the head
   const int64_t step = product(i, stride);
-  const int64_t available = std::max<int64_t>(0, q.occupancy() - ahead);
+  int64_t available = std::max<int64_t>(0, q.occupancy() - ahead);
+  // A device waiting on an empty queue lets a streaming host push more.
+  while (step >= available && store_->onEmpty_ && !q.full() && store_->onEmpty_(queue))
+    available = std::max<int64_t>(0, q.occupancy() - ahead);
   if (step >= available) {
     throw RuntimeError("queue-empty", loc_,
                        where() + " reads entry " + std::to_string(step) + " (input " + std::to_string(i) + " of " +

@@ -7,6 +7,7 @@
 #include "netlist/model.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -116,6 +117,9 @@ public:
   // kept only while recording is on (default): large runs turn it off.
   const std::map<std::string, std::vector<Tensor>>& writeLog() const { return writeLog_; }
   void recordWrites(bool on) { recordWrites_ = on; }
+  // Called when an epoch reads past the entries a queue holds: the host may
+  // push (returns true when it pushed one entry) before it counts as empty.
+  void onEmpty(std::function<bool(const std::string& queue)> fn) { onEmpty_ = std::move(fn); }
   // Entries ops wrote per queue, counted whether or not they are recorded.
   int64_t writeCount(const std::string& name) const {
     auto it = writeCount_.find(name);
@@ -140,6 +144,7 @@ private:
   std::map<std::string, std::vector<Tensor>> writeLog_;
   std::map<std::string, int64_t> writeCount_;
   bool recordWrites_ = true;
+  std::function<bool(const std::string&)> onEmpty_;
 };
 
 // One execute's view of the queues, handed to the target. Reads and writes are
