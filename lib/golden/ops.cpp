@@ -379,7 +379,9 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   }
 
   // A unary fused into the matmul kernel (BUDA: sfpu_op: gelu).
-  if (const Attribute* sfpu = attrs.find("sfpu_op"); sfpu && sfpu->value.is_string()) {
+  // `invalid` is BUDA's spelling of "no sfpu op" (its default value).
+  if (const Attribute* sfpu = attrs.find("sfpu_op");
+      sfpu && sfpu->value.is_string() && sfpu->value.get<std::string>() != "invalid") {
     Unary u;
     try {
       u = makeUnary(sfpu->value.get<std::string>(), attrs);

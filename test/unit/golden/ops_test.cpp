@@ -221,6 +221,16 @@ TEST_CASE("matmul with a fused sfpu_op applies it to the result", "[golden][ops]
   CHECK(eval(makeSpec("matmul", attrs, 1, 1, 1), {a, b}).at(0, 0, 2, 2) == Approx(0.8411920).epsilon(1e-6));
 }
 
+TEST_CASE("matmul with sfpu_op: invalid (BUDA's 'none') leaves the product", "[golden][ops][matmul]") {
+  // identity x 3s = 3 wherever the identity has its one.
+  const Tensor a = make(1, T, T, [](int64_t, int64_t r, int64_t c) { return r == c ? 1.0f : 0.0f; });
+  const Tensor b = make(1, T, T, [](int64_t, int64_t, int64_t) { return 3.0f; });
+  OpAttributes attrs;
+  setMatmulBlocks(attrs, 1, 1);
+  addRaw(attrs, "sfpu_op", "invalid");
+  CHECK(eval(makeSpec("matmul", attrs, 1, 1, 1), {a, b}).at(0, 0, 2, 2) == 3.0f);
+}
+
 // ------------------------------------------------------------------ fidelity
 TEST_CASE("math fidelity drops multiplier operand bits", "[golden][ops][fidelity]") {
   const float x = kFidelityValue;
