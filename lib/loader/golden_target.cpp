@@ -157,12 +157,24 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
                     static_cast<double>(inputs[0].c) * static_cast<double>(out.c);
 
     for (const netlist::Queue* q : consumers[op.name]) {
+      // A queue's input_tms reshape what its producer writes (BUDA's
+      // producer-side TMs into DRAM).
+      Tensor written;
+      if (!q->inputTms.empty()) {
+        try {
+          written = golden::applyTms(out, q->inputTms);
+        } catch (const GoldenError& e) {
+          throw RuntimeError("golden-tm", q->inputTmsLoc.valid() ? q->inputTmsLoc : q->loc,
+                             "queue '" + q->name + "' input_tms: " + e.what());
+        }
+      }
+      const Tensor& value = q->inputTms.empty() ? out : written;
       if (op.gradientOp.value) {
         // Gradient ops accumulate every input of the epoch, and the queue's
         // previous contents, into one entry.
         Tensor acc = io.current(q->name);
-        for (int64_t w = 0; w < out.w; ++w) {
-          Tensor e = entryOf(out, w);
+        for (int64_t w = 0; w < value.w; ++w) {
+          Tensor e = entryOf(value, w);
           if (!e.sameShape(acc))
             throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " + shapeText(e) +
                                                            " does not match queue '" + q->name + "' entry " + shapeText(acc));
@@ -172,8 +184,8 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         io.write(q->name, std::move(acc));
         continue;
       }
-      for (int64_t w = 0; w < out.w; ++w) {
-        Tensor e = entryOf(out, w);
+      for (int64_t w = 0; w < value.w; ++w) {
+        Tensor e = entryOf(value, w);
         formats::quantize(q->df.value, e);
         io.write(q->name, std::move(e));
       }
