@@ -5,6 +5,8 @@
 // places where we knowingly differ from BUDA.
 #include "compare/compare.hpp"
 
+#include "netlist/test_config.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -42,33 +44,6 @@ Method parseMethod(const std::string& type) {
                               "' (expected Exact, AllClose or AllCloseHw)");
 }
 
-// YAML duplicates: the later key wins, as in BUDA.
-const ExtraField* findExtra(const std::vector<ExtraField>& extra, const std::string& key) {
-  const ExtraField* found = nullptr;
-  for (const auto& f : extra)
-    if (f.key == key) found = &f;
-  return found;
-}
-
-// [lo, hi], 1-based inclusive within a 32-value tile, becomes [lo-1, hi).
-std::pair<int64_t, int64_t> parseTileRange(const ExtraField& f) {
-  const auto& v = f.value;
-  auto bad = [&]() {
-    return std::invalid_argument("comparison-config: " + f.key + ": expected [lo, hi] with 1 <= lo <= hi <= 32, got " +
-                                 v.dump());
-  };
-  if (!v.is_array() || v.size() != 2) throw bad();
-  int64_t b[2];
-  for (size_t i = 0; i < 2; ++i) {
-    if (v[i].is_number_integer()) b[i] = v[i].get<int64_t>();
-    else if (v[i].is_number_float() && std::floor(v[i].get<double>()) == v[i].get<double>() &&
-             std::fabs(v[i].get<double>()) <= 64)
-      b[i] = static_cast<int64_t>(v[i].get<double>());
-    else throw bad();
-  }
-  if (b[0] < 1 || b[0] > b[1] || b[1] > kTile) throw bad();
-  return {b[0] - 1, b[1]};
-}
 
 void applyFields(Config& c, const ComparisonConfig& cc) {
   if (cc.type.present()) c.method = parseMethod(cc.type.value);
@@ -76,8 +51,8 @@ void applyFields(Config& c, const ComparisonConfig& cc) {
   if (cc.rtol.present()) c.rtol = cc.rtol.value;
   if (cc.checkPct.present()) c.checkPct = cc.checkPct.value;
   if (cc.checkPcc.present()) c.checkPcc = cc.checkPcc.value;
-  if (const auto* f = findExtra(cc.extra, "check_tile_rows_range")) c.tileRows = parseTileRange(*f);
-  if (const auto* f = findExtra(cc.extra, "check_tile_cols_range")) c.tileCols = parseTileRange(*f);
+  if (const auto* f = netlist::findExtra(cc.extra, "check_tile_rows_range")) c.tileRows = netlist::parseTileRange(*f, "comparison-config");
+  if (const auto* f = netlist::findExtra(cc.extra, "check_tile_cols_range")) c.tileCols = netlist::parseTileRange(*f, "comparison-config");
 }
 
 // BUDA looks the exact name up first, then tries the patterns; with several

@@ -5,6 +5,8 @@
 // docs/stimulus.md has the details.
 #include "host/stimulus.hpp"
 
+#include "netlist/test_config.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -64,33 +66,6 @@ template <class T> const Field<T>* pick(const Field<T>& base, const Field<T>* ov
   return base.present() ? &base : nullptr;
 }
 
-// YAML duplicates: the later key wins, as in BUDA.
-const ExtraField* findExtra(const std::vector<ExtraField>& extra, const std::string& key) {
-  const ExtraField* found = nullptr;
-  for (const auto& f : extra)
-    if (f.key == key) found = &f;
-  return found;
-}
-
-// [lo, hi], 1-based inclusive within a 32-value tile, becomes [lo-1, hi).
-std::pair<int64_t, int64_t> parseTileRange(const ExtraField& f) {
-  const auto& v = f.value;
-  auto bad = [&]() {
-    return std::invalid_argument("stimulus-config: " + f.key + ": expected [lo, hi] with 1 <= lo <= hi <= 32, got " +
-                                 v.dump());
-  };
-  if (!v.is_array() || v.size() != 2) throw bad();
-  int64_t b[2];
-  for (size_t i = 0; i < 2; ++i) {
-    if (v[i].is_number_integer()) b[i] = v[i].get<int64_t>();
-    else if (v[i].is_number_float() && std::floor(v[i].get<double>()) == v[i].get<double>() &&
-             std::fabs(v[i].get<double>()) <= 64)
-      b[i] = static_cast<int64_t>(v[i].get<double>());
-    else throw bad();
-  }
-  if (b[0] < 1 || b[0] > b[1] || b[1] > kTile) throw bad();
-  return {b[0] - 1, b[1]};
-}
 
 StimulusKind parseKind(const std::string& type, const std::string& queue) {
   std::string t = lower(type);
@@ -162,11 +137,11 @@ Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queu
   s.tileIdStep = value(&StimulusConfig::debugTileIdStep, s.tileIdStep);
   auto range = [&](const std::string& key) -> const ExtraField* {
     if (o)
-      if (const ExtraField* f = findExtra(o->extra, key)) return f;
-    return findExtra(cfg->extra, key);
+      if (const ExtraField* f = netlist::findExtra(o->extra, key)) return f;
+    return netlist::findExtra(cfg->extra, key);
   };
-  if (const ExtraField* f = range("set_tile_rows")) s.tileRows = parseTileRange(*f);
-  if (const ExtraField* f = range("set_tile_cols")) s.tileCols = parseTileRange(*f);
+  if (const ExtraField* f = range("set_tile_rows")) s.tileRows = netlist::parseTileRange(*f, "stimulus-config");
+  if (const ExtraField* f = range("set_tile_cols")) s.tileCols = netlist::parseTileRange(*f, "stimulus-config");
 
   if (s.kind == StimulusKind::Uniform && !(s.lower <= s.upper))
     throw std::invalid_argument("stimulus-config: uniform_lower_bound " + std::to_string(s.lower) +
