@@ -12,7 +12,6 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <stdexcept>
 
 namespace tessera::compare {
@@ -55,20 +54,6 @@ void applyFields(Config& c, const ComparisonConfig& cc) {
   if (const auto* f = netlist::findExtra(cc.extra, "check_tile_cols_range")) c.tileCols = netlist::parseTileRange(*f, "comparison-config");
 }
 
-// BUDA looks the exact name up first, then tries the patterns; with several
-// matching patterns its choice depends on hash order, ours is source order.
-const ComparisonConfig* overrideFor(const ComparisonConfig& cfg, const std::string& queue) {
-  for (const auto& [pattern, o] : cfg.overrides)
-    if (pattern == queue) return &o;
-  for (const auto& [pattern, o] : cfg.overrides) {
-    try {
-      if (std::regex_match(queue, std::regex(pattern))) return &o;
-    } catch (const std::regex_error& e) {
-      throw std::invalid_argument("comparison-config: overrides: '" + pattern + "' is not a valid regex: " + e.what());
-    }
-  }
-  return nullptr;
-}
 
 // Whether the pair counts as matching. NaN matches only NaN. Infinity matches
 // an infinity of the same sign, or a finite value of that sign at least 2^126
@@ -170,7 +155,7 @@ Config configFor(const netlist::ComparisonConfig& cfg, const std::string& queue)
   c.checkPct = kDefaultPct;
   c.checkPcc = kDefaultPcc;
   applyFields(c, cfg);
-  if (const ComparisonConfig* o = overrideFor(cfg, queue)) applyFields(c, *o);
+  if (const ComparisonConfig* o = netlist::overrideFor(cfg, queue, "comparison-config")) applyFields(c, *o);
   return c;
 }
 

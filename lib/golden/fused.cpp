@@ -14,6 +14,7 @@
 // Rounding points: what a sub-op writes is stored in its buffer's format:
 // intermedN in intermed_df, dest in acc_df, output in out_df.
 #include "golden/fused.hpp"
+#include "netlist/fused_buffer.hpp"
 
 #include "formats/formats.hpp"
 #include "golden/tm.hpp"
@@ -37,26 +38,10 @@ using netlist::OpAttributes;
 using netlist::Operand;
 using netlist::quote;
 using netlist::TmKind;
+using netlist::BufKind;
+using netlist::BufName;
+using netlist::parseBufName;
 
-enum class BufKind { Input, Intermed, Dest, Output, Invalid };
-
-struct BufName {
-  BufKind kind = BufKind::Invalid;
-  int64_t index = -1; // N of inputN / intermedN
-};
-
-BufName parseBufName(std::string_view s) {
-  if (s == "dest") return {BufKind::Dest, -1};
-  if (s == "output") return {BufKind::Output, -1};
-  for (auto [prefix, kind] : {std::pair{std::string_view("intermed"), BufKind::Intermed},
-                              std::pair{std::string_view("input"), BufKind::Input}}) {
-    if (s.size() <= prefix.size() || s.substr(0, prefix.size()) != prefix) continue;
-    std::string_view digits = s.substr(prefix.size());
-    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string_view::npos) return {};
-    return {kind, std::stoll(std::string(digits))};
-  }
-  return {};
-}
 
 // Copies the [rows r0.., cols c0..] window of every (w, z) matrix.
 Tensor window(const Tensor& in, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <numbers>
 #include <random>
-#include <regex>
 #include <stdexcept>
 
 namespace tessera::host {
@@ -45,20 +44,6 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// BUDA looks the exact name up first, then tries the patterns; with several
-// matching patterns its choice depends on hash order, ours is source order.
-const StimulusConfig* overrideFor(const StimulusConfig& cfg, const std::string& queue) {
-  for (const auto& [pattern, o] : cfg.overrides)
-    if (pattern == queue) return &o;
-  for (const auto& [pattern, o] : cfg.overrides) {
-    try {
-      if (std::regex_match(queue, std::regex(pattern))) return &o;
-    } catch (const std::regex_error& e) {
-      throw std::invalid_argument("stimulus-config: overrides: '" + pattern + "' is not a valid regex: " + e.what());
-    }
-  }
-  return nullptr;
-}
 
 // The override's field when it has one, else the base's (null when neither).
 template <class T> const Field<T>* pick(const Field<T>& base, const Field<T>* over) {
@@ -119,7 +104,7 @@ uint64_t entrySeed(uint64_t seed, const std::string& queue, int64_t entry) {
 Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queue) {
   Stimulus s;
   if (!cfg) return s;
-  const StimulusConfig* o = overrideFor(*cfg, queue);
+  const StimulusConfig* o = netlist::overrideFor(*cfg, queue, "stimulus-config");
   auto value = [&](Field<double> StimulusConfig::*member, double fallback) {
     const Field<double>* f = pick(cfg->*member, o ? &(o->*member) : nullptr);
     return f ? f->value : fallback;

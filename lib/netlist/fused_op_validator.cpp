@@ -50,6 +50,7 @@
 //   General 8(1)/9 and the int rules need the graph op (grid, formats), so
 //     unreferenced fused ops skip them.
 #include "netlist/validator.hpp"
+#include "netlist/fused_buffer.hpp"
 
 #include "netlist/text.hpp"
 
@@ -70,26 +71,6 @@ namespace {
 
 // ---------------------------------------------------------------- vocabulary
 
-enum class BufKind { Input, Intermed, Dest, Output, Invalid };
-
-// A buffer name of a fused op: inputN, intermedN, dest or output.
-struct BufName {
-  BufKind kind = BufKind::Invalid;
-  int64_t index = -1; // N for inputN / intermedN
-};
-
-BufName parseBufName(std::string_view s) {
-  if (s == "dest") return {BufKind::Dest, -1};
-  if (s == "output") return {BufKind::Output, -1};
-  for (auto [prefix, kind] : {std::pair{std::string_view("intermed"), BufKind::Intermed},
-                              std::pair{std::string_view("input"), BufKind::Input}}) {
-    if (s.size() <= prefix.size() || s.substr(0, prefix.size()) != prefix) continue;
-    std::string_view digits = s.substr(prefix.size());
-    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string_view::npos) return {};
-    return {kind, std::stoll(std::string(digits))};
-  }
-  return {};
-}
 
 bool isMatmul(const std::string& t) { return t == "matmul"; }
 bool isReduce(const std::string& t) { return t == "reduce"; }
