@@ -17,6 +17,7 @@ using runtime::RuntimeError;
 
 GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch) : nl_(&nl), arch_(arch) {
   for (const auto& f : nl.fusedOps) fusedOps_[f.id] = &f;
+  for (const auto& q : nl.queues) consumers_[q.input.value].push_back(&q);
 }
 
 const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
@@ -103,8 +104,6 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
   const netlist::Graph& graph = io.graph();
   const int64_t n = io.inputCount();
   std::map<std::string, Tensor> results; // op name -> [n][t][r][c]
-  std::map<std::string, std::vector<const netlist::Queue*>> consumers; // op -> queues it feeds
-  for (const auto& q : nl_->queues) consumers[q.input.value].push_back(&q);
 
   for (size_t index : order(graph)) {
     const netlist::Op& op = graph.ops[index];
@@ -156,7 +155,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
       prof.flops += 2.0 * static_cast<double>(out.w) * static_cast<double>(out.z) * static_cast<double>(out.r) *
                     static_cast<double>(inputs[0].c) * static_cast<double>(out.c);
 
-    for (const netlist::Queue* q : consumers[op.name]) {
+    for (const netlist::Queue* q : consumers_[op.name]) {
       // A queue's input_tms reshape what its producer writes (BUDA's
       // producer-side TMs into DRAM).
       Tensor written;

@@ -34,6 +34,7 @@ private:
   netlist::Arch arch_;
   std::map<std::string, std::vector<size_t>> orders_;
   std::map<std::string, const netlist::FusedOp*> fusedOps_;
+  std::map<std::string, std::vector<const netlist::Queue*>> consumers_; // op -> queues it feeds
   std::map<std::string, OpTypeProfile> profile_;
 };
 
