@@ -16,6 +16,10 @@ inline constexpr int64_t kFaceDim = 16; // made of four 16x16 faces
 struct Tensor {
   int64_t w = 1, z = 1, r = 0, c = 0;
   std::vector<float> data;
+  // Exact bit patterns of RawUInt32 data when known (same order as `data`),
+  // else empty. Floats hold integers exactly only below 2^24; sparse-matmul
+  // encodings use all 32 bits. Whatever rebuilds `data` drops these.
+  std::vector<uint32_t> rawBits;
 
   Tensor() = default;
   Tensor(int64_t w_, int64_t z_, int64_t r_, int64_t c_, float fill = 0.0f)

@@ -140,6 +140,7 @@ std::optional<UnaryKind> unaryKindOf(const std::string& type) {
       {"power", UnaryKind::Power},
       {"lrelu", UnaryKind::LRelu},
       {"relu", UnaryKind::Relu},
+      {"dropout", UnaryKind::Identity}, // p = 0 only (makeUnary)
   };
   for (const auto& [name, kind] : kKinds)
     if (type == name) return kind;
@@ -155,6 +156,13 @@ Unary makeUnary(const std::string& type, const OpAttributes& attrs) {
     if (!e || *e < 0 || *e != std::floor(*e))
       throw GoldenError("power needs a non-negative integer attribute 'exp'");
     u.param = *e;
+  } else if (type == "dropout") {
+    // Which values the device drops depends on its SFPU random generator;
+    // nothing public pins it, so only p = 0 (keep everything, scale 1) is modelled.
+    std::optional<double> p = numberAttr(attrs, "p");
+    if (p && *p != 0.0)
+      throw GoldenError("dropout with p = " + std::to_string(*p) +
+                        " drops values at random; the reference model only models p = 0 (the default: identity)");
   } else if (u.kind == UnaryKind::LRelu) {
     std::optional<double> slope = numberAttr(attrs, "slope");
     if (!slope) throw GoldenError("lrelu needs the attribute 'slope'");

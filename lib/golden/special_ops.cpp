@@ -762,6 +762,7 @@ Tensor evalDequantization(const OpSpec& spec, std::span<const Tensor> inputs, in
 Tensor evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   const size_t count = attrsOf(spec).bias.value ? 4 : 3;
   std::vector<Tensor> in = unpacked(spec, inputs, count, count);
+  if (inputs[2].rawBits.size() == inputs[2].data.size()) return sparseMatmul(spec, in, inputs[2].rawBits);
   const Tensor& enc = in[2];
   std::vector<uint32_t> codes(enc.data.size());
   for (size_t i = 0; i < codes.size(); ++i) {

@@ -18,6 +18,8 @@ Tensor evalDequantization(const OpSpec& spec, std::span<const Tensor> inputs);
 Tensor evalRequantization(const OpSpec& spec, std::span<const Tensor> inputs);
 // matmul with identity: true (sparse matmul: input0 sparse tiles, input1
 // activations, input2 the encoding), when implemented.
+// The encoding words come from inputs[2].rawBits when present (exact), else
+// from its float values (exact only below 2^24).
 Tensor evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs);
 
 // Splice at ublock granularity walks ublocks in the op's ublock_order, which

@@ -6,6 +6,8 @@
 #include "golden/ops.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <string>
 
 namespace tessera::golden {
@@ -192,7 +194,24 @@ Tensor applyTm(const Tensor& in, const netlist::Tm& tm) {
 }
 
 Tensor applyTms(Tensor in, const std::vector<netlist::Tm>& tms) {
-  for (const netlist::Tm& tm : tms) in = applyTm(in, tm);
+  if (tms.empty()) return in;
+  std::vector<uint32_t> bits = std::move(in.rawBits);
+  in.rawBits.clear();
+  // Exact RawUInt32 words move like the values: TMs only copy data, so the
+  // words ride through the same TMs as float bit patterns (copies keep bits).
+  std::optional<Tensor> carrier;
+  if (!bits.empty() && bits.size() == in.data.size()) {
+    carrier = Tensor(in.w, in.z, in.r, in.c);
+    std::memcpy(carrier->data.data(), bits.data(), bits.size() * sizeof(uint32_t));
+  }
+  for (const netlist::Tm& tm : tms) {
+    in = applyTm(in, tm);
+    if (carrier) carrier = applyTm(*carrier, tm);
+  }
+  if (carrier) {
+    in.rawBits.resize(carrier->data.size());
+    std::memcpy(in.rawBits.data(), carrier->data.data(), carrier->data.size() * sizeof(uint32_t));
+  }
   return in;
 }
 

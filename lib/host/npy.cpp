@@ -246,6 +246,11 @@ formats::Tensor parseNpy(const std::string& bytes, const std::string& name) {
                     static_cast<int64_t>(dims[3]));
   const unsigned char* data = raw + prefix + headerLen;
   for (size_t i = 0; i < count; ++i) t.data[i] = decode(data + i * dt.size, dt);
+  // uint32 arrays keep their exact words too (RawUInt32 data, e.g. sparse encodings).
+  if (dt.kind == 'u' && dt.size == 4) {
+    t.rawBits.resize(count);
+    for (size_t i = 0; i < count; ++i) t.rawBits[i] = static_cast<uint32_t>(readLE(data + i * dt.size, 4));
+  }
   return t;
 }
 
@@ -257,7 +262,9 @@ formats::Tensor readNpy(const std::string& path) {
 }
 
 std::string encodeNpy(const formats::Tensor& t) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(t.w) + ", " +
+  // Exact RawUInt32 words, when the tensor has them, are written as uint32.
+  const bool words = !t.rawBits.empty() && t.rawBits.size() == t.data.size();
+  std::string dict = std::string("{'descr': '") + (words ? "<u4" : "<f4") + "', 'fortran_order': False, 'shape': (" + std::to_string(t.w) + ", " +
                      std::to_string(t.z) + ", " + std::to_string(t.r) + ", " + std::to_string(t.c) + "), }";
   // Spaces, then '\n', so magic + version + length + header is a multiple of 64.
   size_t prefix = kMagicLen + 2 + 2;
@@ -272,9 +279,12 @@ std::string encodeNpy(const formats::Tensor& t) {
   out.append(headerLen - dict.size() - 1, ' ');
   out += '\n';
   out.reserve(out.size() + t.data.size() * 4);
-  for (float v : t.data) {
+  for (size_t k = 0; k < t.data.size(); ++k) {
     uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
+    if (words)
+      bits = t.rawBits[k];
+    else
+      std::memcpy(&bits, &t.data[k], sizeof bits);
     for (int i = 0; i < 4; ++i) out += static_cast<char>((bits >> (8 * i)) & 0xff);
   }
   return out;

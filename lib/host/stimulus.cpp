@@ -60,12 +60,12 @@ StimulusKind parseKind(const std::string& type, const std::string& queue) {
   if (t == "step") return StimulusKind::Step;
   if (t == "steprowwise") return StimulusKind::StepRowwise;
   if (t == "debugtileid") return StimulusKind::DebugTileId;
-  // BUDA builds these from the matmul_ident op's attributes and its own
-  // unseeded random device; nothing here could reproduce them.
-  if (t == "sparse" || t == "sparse_encoding" || t == "sparse_encoding_nz_counts")
+  if (t == "sparse") return StimulusKind::SparseTiles;
+  if (t == "sparse_encoding") return StimulusKind::SparseEncoding;
+  if (t == "sparse_encoding_nz_counts")
     throw std::invalid_argument("stimulus type " + type + " is not supported (queue '" + queue + "')");
   throw std::invalid_argument("stimulus-config: type: unknown stimulus type '" + type + "' for queue '" + queue +
-                              "' (expected Uniform, Normal, Constant, Step, StepRowwise or DebugTileId)");
+                              "' (expected Uniform, Normal, Constant, Step, StepRowwise, DebugTileId, sparse or sparse_encoding)");
 }
 
 // Uniform in [0, 1) from the top 53 bits: every double of the form k * 2^-53.
@@ -127,6 +127,22 @@ Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queu
   };
   if (const ExtraField* f = range("set_tile_rows")) s.tileRows = netlist::parseTileRange(*f, "stimulus-config");
   if (const ExtraField* f = range("set_tile_cols")) s.tileCols = netlist::parseTileRange(*f, "stimulus-config");
+  if (const ExtraField* f = range("matmul_ident_name"); f && f->value.is_string())
+    s.matmulIdentName = f->value.get<std::string>();
+  auto number = [&](const std::string& key, double fallback) {
+    const ExtraField* f = range(key);
+    if (!f) return fallback;
+    if (!f->value.is_number())
+      throw std::invalid_argument("stimulus-config: " + key + " must be a number (queue '" + queue + "')");
+    return f->value.get<double>();
+  };
+  s.encoding.zeroStrip = number("zero_strip_freq", s.encoding.zeroStrip);
+  s.encoding.zeroUblock = number("zero_ublock_freq", s.encoding.zeroUblock);
+  s.encoding.zeroTile = number("zero_tile_freq", s.encoding.zeroTile);
+  s.encoding.tileBytes = static_cast<int64_t>(number("enc_tile_byte_size", static_cast<double>(s.encoding.tileBytes)));
+  if ((s.kind == StimulusKind::SparseTiles || s.kind == StimulusKind::SparseEncoding) && s.matmulIdentName.empty())
+    throw std::invalid_argument("stimulus-config: type sparse/sparse_encoding needs matmul_ident_name (queue '" +
+                                queue + "')");
 
   if (s.kind == StimulusKind::Uniform && !(s.lower <= s.upper))
     throw std::invalid_argument("stimulus-config: uniform_lower_bound " + std::to_string(s.lower) +
@@ -138,10 +154,39 @@ Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queu
   return s;
 }
 
+void bindSparse(Stimulus& s, const netlist::Netlist& nl, const std::string& queue) {
+  if (s.kind == StimulusKind::SparseTiles || s.kind == StimulusKind::SparseEncoding) {
+    const netlist::Op* op = findOp(nl, s.matmulIdentName);
+    if (!op || op->type.value != "matmul" || !op->attributes.identity.value)
+      throw std::invalid_argument("stimulus-config: matmul_ident_name '" + s.matmulIdentName + "' of queue '" + queue +
+                                  "' is not a matmul with identity: true");
+    s.sparseOp = sparseOpShape(nl, *op);
+    return;
+  }
+  const netlist::Op* tiles = sparseConsumer(nl, queue, 0);
+  const netlist::Op* encoding = sparseConsumer(nl, queue, 2);
+  if (!tiles && !encoding) return;
+  try {
+    s.sparseOp = sparseOpShape(nl, tiles ? *tiles : *encoding);
+  } catch (const std::invalid_argument&) {
+    return; // not enough attributes to build one: the generic stimulus stays
+  }
+  s.kind = tiles ? StimulusKind::SparseTiles : StimulusKind::SparseEncoding;
+  s.matmulIdentName = s.sparseOp->opName;
+  s.adaptiveEncoding = true;
+}
+
 Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, uint64_t seed,
                      const std::string& queue, int64_t entry) {
-  Tensor out(1, t, rows, cols, 0.0f);
   std::mt19937_64 gen(entrySeed(seed, queue, entry));
+  if (s.kind == StimulusKind::SparseTiles || s.kind == StimulusKind::SparseEncoding) {
+    if (!s.sparseOp)
+      throw std::invalid_argument("stimulus for queue '" + queue + "' is sparse but not bound to its matmul (bindSparse)");
+    return s.kind == StimulusKind::SparseTiles
+               ? generateSparseTiles(*s.sparseOp, t, rows, cols, gen)
+               : generateSparseEncoding(*s.sparseOp, s.encoding, s.adaptiveEncoding, t, rows, cols, gen);
+  }
+  Tensor out(1, t, rows, cols, 0.0f);
   NormalSource normal(gen);
   auto [r0, r1] = s.tileRows.value_or(std::pair<int64_t, int64_t>{0, kTile});
   auto [c0, c1] = s.tileCols.value_or(std::pair<int64_t, int64_t>{0, kTile});
@@ -167,8 +212,8 @@ Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, u
           // Tiles numbered row-major over [t][row tile][col tile] within the entry.
           v = s.tileIdBase + s.tileIdStep * static_cast<double>((z * rowTiles + r / kTile) * colTiles + c / kTile);
           break;
-        case StimulusKind::Sparse:
-          throw std::invalid_argument("stimulus type sparse is not supported (queue '" + queue + "')");
+        case StimulusKind::SparseTiles:
+        case StimulusKind::SparseEncoding: break; // handled above
         }
         out.at(0, z, r, c) = static_cast<float>(v);
       }

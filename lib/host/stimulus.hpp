@@ -1,9 +1,11 @@
 // Host input generation from a netlist's stimulus-config: Uniform, Normal,
-// Constant, Step, StepRowwise, DebugTileId (and per-queue overrides).
+// Constant, Step, StepRowwise, DebugTileId, sparse, sparse_encoding (and
+// per-queue overrides).
 // Deterministic: an entry depends only on the seed, the queue name and the
 // entry index, never on the order queues are filled in.
 #pragma once
 #include "formats/tensor.hpp"
+#include "host/sparse_stimulus.hpp"
 #include "netlist/model.hpp"
 
 #include <cstdint>
@@ -14,7 +16,7 @@ namespace tessera::host {
 
 using formats::Tensor;
 
-enum class StimulusKind { Uniform, Normal, Constant, Step, StepRowwise, DebugTileId, Sparse };
+enum class StimulusKind { Uniform, Normal, Constant, Step, StepRowwise, DebugTileId, SparseTiles, SparseEncoding };
 
 struct Stimulus {
   StimulusKind kind = StimulusKind::Uniform;
@@ -26,14 +28,26 @@ struct Stimulus {
   // set_tile_rows/cols: only these value rows/cols of each tile are filled
   // ([lo, hi) in values), the rest are zero.
   std::optional<std::pair<int64_t, int64_t>> tileRows, tileCols;
+  // sparse / sparse_encoding: the identity matmul they feed (bindSparse
+  // resolves it into `sparseOp`) and the encoding's zero frequencies.
+  std::string matmulIdentName;
+  std::optional<SparseOpShape> sparseOp;
+  EncodingFrequencies encoding;
+  bool adaptiveEncoding = false; // chosen by bindSparse, not by the netlist: may add zeros to fit
 };
 
 // The stimulus for `queue` (overrides are regexes over the whole name).
 // Throws std::invalid_argument naming the field for an unknown type.
-// Also for an unsupported one (sparse, sparse_encoding), a bad
+// Also for an unsupported one (sparse_encoding_nz_counts), a bad
 // set_tile_rows/cols range, bounds or regex. A null config gives Uniform[-1, 1]
 // (what BUDA's tests use without one).
 Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queue);
+
+// Resolves the identity matmul of a sparse stimulus (std::invalid_argument
+// when it is missing or lacks attributes). A queue that is an identity
+// matmul's input 0 or 2 without a sparse stimulus gets one anyway: random
+// floats are no valid encoding. Call before generateEntry.
+void bindSparse(Stimulus& s, const netlist::Netlist& nl, const std::string& queue);
 
 // The seed of entry `entry` of `queue`'s generator (std::mt19937_64):
 // splitmix64(splitmix64(splitmix64(seed) ^ fnv1a64(queue)) ^ entry), where

@@ -75,6 +75,8 @@ Tensor concatEntries(const std::vector<Tensor>& entries, const netlist::Queue& q
   size_t per = static_cast<size_t>(t * r * c);
   for (size_t i = 0; i < entries.size(); ++i)
     std::copy(entries[i].data.begin(), entries[i].data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
+  if (!entries.empty() && std::all_of(entries.begin(), entries.end(), [&](const Tensor& e) { return e.rawBits.size() == per; }))
+    for (const Tensor& e : entries) out.rawBits.insert(out.rawBits.end(), e.rawBits.begin(), e.rawBits.end());
   return out;
 }
 

@@ -63,6 +63,9 @@ Tensor stack(const std::vector<const Tensor*>& entries) {
   size_t per = first.size();
   for (size_t i = 0; i < entries.size(); ++i)
     std::copy(entries[i]->data.begin(), entries[i]->data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
+  // Exact RawUInt32 words travel along when every entry has them.
+  if (std::all_of(entries.begin(), entries.end(), [&](const Tensor* e) { return e->rawBits.size() == per; }))
+    for (const Tensor* e : entries) out.rawBits.insert(out.rawBits.end(), e->rawBits.begin(), e->rawBits.end());
   return out;
 }
 

@@ -38,12 +38,17 @@ Tensor HostIo::nextEntry(const netlist::Queue& q) {
     size_t per = entry.size();
     std::copy(all.data.begin() + static_cast<std::ptrdiff_t>(index * per),
               all.data.begin() + static_cast<std::ptrdiff_t>((index + 1) * per), entry.data.begin());
+    if (all.rawBits.size() == all.data.size()) // exact uint32 words (.npy of dtype uint32)
+      entry.rawBits.assign(all.rawBits.begin() + static_cast<std::ptrdiff_t>(index * per),
+                           all.rawBits.begin() + static_cast<std::ptrdiff_t>((index + 1) * per));
   } else {
     auto s = stimuli_.find(q.name);
     if (s == stimuli_.end()) {
       const netlist::StimulusConfig* cfg =
           nl_->testConfig && nl_->testConfig->stimulus ? &*nl_->testConfig->stimulus : nullptr;
-      s = stimuli_.emplace(q.name, host::stimulusFor(cfg, q.name)).first;
+      host::Stimulus stimulus = host::stimulusFor(cfg, q.name);
+      host::bindSparse(stimulus, *nl_, q.name);
+      s = stimuli_.emplace(q.name, std::move(stimulus)).first;
     }
     entry = host::generateEntry(s->second, shape->t, shape->r * formats::kTileDim, shape->c * formats::kTileDim, seed_,
                                 q.name, index);

@@ -488,6 +488,14 @@ bool Parser::parseOperandField(const std::string& key, const yaml::Node& k, cons
   }
   Operand& opnd = inputs[index];
   if (suffix == "tms") {
+    // BUDA reads TMs only from a sequence: a repeated `input_N_tms: None`
+    // leaves the earlier TMs in place (corpus netlist_fused_op_with_reduce
+    // relies on it: without the broadcast its shapes do not match).
+    if (isNullScalar(v) && !opnd.tms.empty()) {
+      d_.warning("duplicate-key", locOf(k), element + ": '" + key + "' without TMs does not clear the earlier '" + key +
+                                                "'; its TMs are kept");
+      return true;
+    }
     opnd.tmsLoc = valueLoc(k, v);
     opnd.tms = parseTms(k, v, element);
   } else if (suffix == "pad") {

@@ -224,3 +224,19 @@ TEST_CASE("readNpy / writeNpy on disk", "[npy]") {
   CHECK_FALSE(fs::exists(dir / "no"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("npy: tensors with exact RawUInt32 words are written as uint32 and read back exactly", "[npy]") {
+  formats::Tensor t(1, 1, 1, 3);
+  t.rawBits = {0xC0000001u, 5u, 0x01000001u}; // bits 30-31 set; 2^24 + 1 is no float
+  for (size_t i = 0; i < 3; ++i) t.data[i] = static_cast<float>(t.rawBits[i]);
+  std::string bytes = host::encodeNpy(t);
+  CHECK(bytes.find("'descr': '<u4'") != std::string::npos);
+  // The data: three little-endian words after the 64-byte-aligned header.
+  REQUIRE(bytes.size() % 64 == 12);
+  const size_t data = bytes.size() - 12;
+  CHECK(static_cast<unsigned char>(bytes[data]) == 0x01);
+  CHECK(static_cast<unsigned char>(bytes[data + 3]) == 0xC0);
+  formats::Tensor back = host::parseNpy(bytes, "t.npy");
+  CHECK(back.rawBits == t.rawBits);
+  CHECK(back.data[1] == 5.0f);
+}

@@ -253,9 +253,11 @@ TEST_CASE("stimulusFor rejects unknown and unsupported types and bad fields", "[
   CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::Contains("unknown stimulus type 'Gaussian'"));
 
   cfg.type.set("sparse", someLoc());
-  CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::StartsWith("stimulus type sparse is not supported"));
+  CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::Contains("needs matmul_ident_name"));
   cfg.type.set("sparse_encoding", someLoc());
-  CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::StartsWith("stimulus type sparse_encoding is not supported"));
+  CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::Contains("needs matmul_ident_name"));
+  cfg.type.set("sparse_encoding_nz_counts", someLoc());
+  CHECK_THROWS_WITH(host::stimulusFor(&cfg, "q"), Catch::StartsWith("stimulus type sparse_encoding_nz_counts is not supported"));
 
   netlist::StimulusConfig bounds;
   bounds.uniformLowerBound.set(3.0, someLoc());
