@@ -8,12 +8,16 @@
 #                or --arch, or with --all-archs every arch the netlist lists)
 #        golden  loader --target golden: runs every program to completion on the
 #                host reference model (netlists check rejects are REJECTED, not run)
+#        kernels net2hlks: the kernel of every op into a scratch directory, then
+#                hlkc on every kernel when $build/tools/hlkc/hlkc exists (netlists
+#                check rejects are REJECTED, not run); PASS = every op generated
+#                (and compiled)
 #
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
 # netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
-# 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden adds
-# `, R rejected by check`). Exit status 0 only when no file FAILed (and, for check,
+# 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden and
+# kernels add `, R rejected by check`). Exit status 0 only when no file FAILed (and, for check,
 # none was rejected).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,7 +28,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -37,7 +41,8 @@ check_tool="$build/tools/netlist-check/netlist-check"
 case "$stage" in
   check) tool="$check_tool" ;;
   golden) tool="$build/tools/loader/loader" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden)" >&2; exit 2 ;;
+  kernels) tool="$build/tools/net2hlks/net2hlks" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels)" >&2; exit 2 ;;
 esac
 for t in "$tool" "$check_tool"; do
   if [ ! -x "$t" ]; then
@@ -46,13 +51,31 @@ for t in "$tool" "$check_tool"; do
   fi
 done
 limit="${TIMEOUT:-60}"
-if [ "$stage" = golden ] && [ "${arch_args[0]:-}" = --all-archs ]; then
+if [ "$stage" != check ] && [ "${arch_args[0]:-}" = --all-archs ]; then
   echo "conformance.sh: --all-archs applies to check only" >&2
   exit 2
 fi
 
 passed=0; failed=0; rejected=0
 log="$(mktemp)"; trap 'rm -f "$log"' EXIT
+hlkc="$build/tools/hlkc/hlkc"
+if [ "$stage" = kernels ]; then
+  scratch="$(mktemp -d)"; trap 'rm -f "$log"; rm -rf "$scratch"' EXIT
+fi
+
+# kernels: net2hlks into the scratch directory, then hlkc on every kernel
+# directory it wrote (for the arch of the manifest), when hlkc is built.
+run_kernels() {
+  rm -rf "$scratch/out"
+  timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$1" -o "$scratch/out" >/dev/null 2>"$log" || return $?
+  [ -x "$hlkc" ] || return 0
+  local arch
+  arch="$(sed -n 's/^arch: //p' "$scratch/out/manifest.yaml")"
+  # hlkc targets grayskull and wormhole_b0; the kernels of the other archs'
+  # netlists are compiled as wormhole_b0 (kernel texts do not depend on the arch).
+  [ "$arch" = grayskull ] || arch=wormhole_b0
+  timeout "$limit" "$hlkc" --arch "$arch" --no-cache "$scratch/out"/kernels/* >/dev/null 2>"$log"
+}
 
 # First error of the last run as "<rule> <file>: <message>".
 first_error() {
@@ -65,7 +88,7 @@ first_error() {
 }
 
 while IFS= read -r -d '' file; do
-  if [ "$stage" = golden ]; then
+  if [ "$stage" = golden ] || [ "$stage" = kernels ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -73,7 +96,11 @@ while IFS= read -r -d '' file; do
       echo "REJECTED $(first_error "$file" || echo "exit-$rc $file")"
       continue
     fi
-    timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+    if [ "$stage" = kernels ]; then
+      run_kernels "$file"
+    else
+      timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+    fi
   else
     timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
   fi
@@ -94,7 +121,7 @@ while IFS= read -r -d '' file; do
     echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
   fi
 done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
-if [ "$stage" = golden ]; then
+if [ "$stage" = golden ] || [ "$stage" = kernels ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else
   echo "$passed passed, $failed failed"

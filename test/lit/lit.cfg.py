@@ -20,6 +20,9 @@ config.environment["PATH"] = os.pathsep.join(
 tools = {
     "netlist-check": os.path.join(config.tessera_obj_root, "tools", "netlist-check", "netlist-check"),
     "loader": os.path.join(config.tessera_obj_root, "tools", "loader", "loader"),
+    "net2hlks": os.path.join(config.tessera_obj_root, "tools", "net2hlks", "net2hlks"),
+    "hlkc": os.path.join(config.tessera_obj_root, "tools", "hlkc", "hlkc"),
+    "tensix-run": os.path.join(config.tessera_obj_root, "tools", "tensix-run", "tensix-run"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))

@@ -1,5 +1,6 @@
 // loader: run a netlist's programs on a target and write/compare its outputs.
 // Thin driver: flags only; the work is in lib/loader.
+#include "support/cli.hpp"
 #include "loader/driver.hpp"
 #include "netlist/driver.hpp"
 
@@ -35,16 +36,6 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", tessera::netlist::versionString("loader"));
   app.footer("Exit status: 0 ran (and compared) successfully, 1 the netlist, an input or a comparison failed, "
              "2 usage error.");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "loader: error: " << e.what() << "\n"
-              << "Run with --help for usage.\n";
-    return 2;
-  }
+  if (auto code = tessera::parseToolArgs(app, argc, argv, "loader")) return *code;
   return tessera::loader::runLoader(opts, std::cout, std::cerr);
 }

@@ -1,5 +1,6 @@
 // netlist-check: parse and validate BUDA netlists against a target device.
 // Thin driver: flags and output only; the work is in lib/netlist.
+#include "support/cli.hpp"
 #include "netlist/driver.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,16 +32,6 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", tessera::netlist::versionString("netlist-check"));
   app.footer("Exit status: 0 all netlists valid, 1 some netlist invalid or unreadable, 2 usage error.\n"
              "Bundled devices: " + tessera::netlist::bundledDeviceList());
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "netlist-check: error: " << e.what() << "\n"
-              << "Run with --help for usage.\n";
-    return 2;
-  }
+  if (auto code = tessera::parseToolArgs(app, argc, argv, "netlist-check")) return *code;
   return tessera::netlist::runCheck(opts, std::cout, std::cerr);
 }

@@ -1,0 +1,227 @@
+// The device contract: what the kernels (RV32, freestanding, lib/kernels) and
+// the simulator (host, lib/sim) agree on. One header for both sides so the
+// numbers cannot drift; docs/device-model.md explains every item.
+//
+// Only <stdint.h> and constexpr: this file is compiled by clang for
+// riscv32 -ffreestanding as well as by the host compiler.
+#pragma once
+#include <stdint.h>
+
+namespace tessera::contract {
+
+// ---------------------------------------------------------------------------
+// L1 map of a worker core (byte addresses; L1 starts at 0).
+// Grayskull L1 is 1 MiB, wormhole_b0 1464 KiB; everything below
+// kDataBufferBase is the same on both, data buffers use the rest.
+// ---------------------------------------------------------------------------
+constexpr uint32_t kFirmwareBase = 0x00000;      // firmware reserve [0, 0x4000)
+constexpr uint32_t kFirmwareSize = 0x04000;
+constexpr uint32_t kOperandTableBase = 0x01000;  // inside the reserve: kOperandCount x OperandEntry
+constexpr uint32_t kEpochInfoBase = 0x01400;     // inside the reserve: EpochInfo
+constexpr uint32_t kTrisc0CodeBase = 0x04000;    // unpack thread code (.text/.rodata)
+constexpr uint32_t kTrisc0CodeSize = 0x05000;    // 20 KiB
+constexpr uint32_t kTrisc1CodeBase = 0x09000;    // math thread code
+constexpr uint32_t kTrisc1CodeSize = 0x04000;    // 16 KiB
+constexpr uint32_t kTrisc2CodeBase = 0x0D000;    // pack thread code
+constexpr uint32_t kTrisc2CodeSize = 0x05000;    // 20 KiB
+constexpr uint32_t kOverlayBlobBase = 0x12000;   // overlay blob (lib/blob), read by the stream engine
+constexpr uint32_t kOverlayBlobSize = 0x0E000;   // 56 KiB
+constexpr uint32_t kDataBufferBase = 0x20000;    // operand buffers, allocated by pipegen, to end of L1
+constexpr uint32_t kGrayskullL1Size = 1024 * 1024;
+constexpr uint32_t kWormholeB0L1Size = 1464 * 1024;
+
+// Per-hart local memory: private to each of the three threads (.data, .bss,
+// stack). The same addresses on every hart; each sees its own copy.
+constexpr uint32_t kLocalMemBase = 0xFFB00000;
+constexpr uint32_t kLocalMemSize = 0x01000;      // 4 KiB
+
+enum Thread : uint32_t { kUnpackThread = 0, kMathThread = 1, kPackThread = 2, kThreadCount = 3 };
+
+// ---------------------------------------------------------------------------
+// Operands. BUDA's numbering: 0-7 op inputs, 16-23 outputs, 24-31
+// intermediates. Each operand is a circular buffer of whole tiles in L1.
+// ---------------------------------------------------------------------------
+constexpr uint32_t kOperandCount = 32;
+constexpr uint32_t kFirstInputOperand = 0;
+constexpr uint32_t kFirstOutputOperand = 16;
+constexpr uint32_t kFirstIntermediateOperand = 24;
+
+// One entry of the operand table at kOperandTableBase, written by the
+// firmware (simulator-native) before the threads start. capacityTiles == 0
+// means the operand is not used on this core.
+struct OperandEntry {
+  uint32_t baseAddress;    // L1 byte address of tile slot 0
+  uint32_t tileSizeBytes;  // bytes per slot (netlist::tileSizeBytes of the format)
+  uint16_t capacityTiles;  // slots in the circular buffer
+  uint8_t dataFormat;      // DataFormatCode
+  uint8_t flags;           // OperandFlags
+  uint32_t rowStrideBytes; // untilized outputs: bytes between rows (0 = tiled)
+};
+static_assert(sizeof(OperandEntry) == 16, "operand table entries are 16 bytes");
+
+enum OperandFlags : uint8_t {
+  kOperandUntilized = 1u << 0,  // output written row-major by PACK with untilize
+};
+
+// Written by the firmware with the operand table; the kernels read it once.
+struct EpochInfo {
+  uint32_t epochId;
+  uint32_t inputCount;   // inputs (microbatch entries) this run processes; 0 = use the args header
+  uint32_t reserved[2];
+};
+
+// Data formats as encoded in instructions and the operand table. Same order
+// as netlist::DataFormat (the host side static_asserts it).
+enum DataFormatCode : uint32_t {
+  kFloat32 = 0, kFloat16, kFloat16_b,
+  kBfp8, kBfp8_b, kBfp4, kBfp4_b, kBfp2, kBfp2_b,
+  kLf8, kFp8_e4m3,
+  kInt8, kInt32, kUInt8, kUInt16,
+  kRawUInt8, kRawUInt16, kRawUInt32,
+  kDataFormatCount
+};
+
+// Same order as netlist::MathFidelity.
+enum FidelityCode : uint32_t { kLoFi = 0, kHiFi2, kHiFi2_A, kHiFi2_B, kHiFi3, kHiFi4 };
+
+// ---------------------------------------------------------------------------
+// Memory-mapped registers (each hart sees the same map; "this thread" below
+// means the hart doing the access).
+// ---------------------------------------------------------------------------
+constexpr uint32_t kMmioBase = 0xFFE00000;
+constexpr uint32_t kMmioSize = 0x00010000;
+
+// Coprocessor instruction port: a store pushes one 32-bit word of this
+// thread's instruction stream. The store does not complete while the
+// instruction cannot issue (e.g. UNPACK into a full source register), which
+// is how the threads stay in step without software handshakes.
+constexpr uint32_t kCopInstrPort = kMmioBase + 0x0000;   // W
+constexpr uint32_t kCopStatus = kMmioBase + 0x0004;      // R: 0, or the fault code of this thread's last instruction
+
+// Tile counters of operand o at kTileCounterBase + o * kTileCounterStride.
+// Free-running 32-bit counts: occupancy = received - acked (mod 2^32).
+// A store ADDS the stored value to the counter.
+//   input operands:  the stream engine adds to RECEIVED, unpack adds to ACKED (pop)
+//   output operands: pack adds to RECEIVED (push), the stream engine to ACKED
+//   intermediates:   pack pushes, unpack pops, on the same core
+constexpr uint32_t kTileCounterBase = kMmioBase + 0x1000;
+constexpr uint32_t kTileCounterStride = 16;
+constexpr uint32_t kTilesReceived = 0;   // R, W adds (push)
+constexpr uint32_t kTilesAcked = 4;      // R, W adds (pop)
+constexpr uint32_t kTilesCapacity = 8;   // R: capacityTiles of the operand table
+
+// Semaphores between the threads of a core, at kSemaphoreBase + s * 8.
+constexpr uint32_t kSemaphoreBase = kMmioBase + 0x2000;
+constexpr uint32_t kSemaphoreStride = 8;
+constexpr uint32_t kSemValue = 0;   // R: value; W: post (adds the stored value)
+constexpr uint32_t kSemWait = 4;    // W: wait until value > 0, then decrement (the store stalls meanwhile)
+constexpr uint32_t kSemaphoreCount = 8;
+enum Semaphore : uint32_t {
+  kSemMathPack = 0,   // dest halves math has filled and pack has not taken; starts 0
+  kSemPackMath = 1,   // dest halves free for math; starts 2 (double-buffered dest)
+};
+
+// Mailbox and debug port.
+constexpr uint32_t kMailboxBase = kMmioBase + 0x3000;
+constexpr uint32_t kMailboxDone = kMailboxBase + 0x0;     // W: thread finished with this exit code (0 = ok); the hart halts
+constexpr uint32_t kDebugPutChar = kMailboxBase + 0x4;    // W: one byte to the core's debug log
+constexpr uint32_t kDebugPutWord = kMailboxBase + 0x8;    // W: a 32-bit word to the debug log, printed as hex
+constexpr uint32_t kCycleCounterLo = kMailboxBase + 0xC;  // R: the core's cycle count (low word)
+constexpr uint32_t kThreadId = kMailboxBase + 0x10;       // R: Thread of the reading hart
+
+// ---------------------------------------------------------------------------
+// Coprocessor instructions. Word 0: opcode in [31:24], fields in [23:0].
+// Opcodes marked "+1" are followed by one argument word on the same port.
+// Instructions of one thread execute in order; a math instruction waits for
+// the source registers it reads to be valid, an UNPACK for its source
+// register to be free.
+// ---------------------------------------------------------------------------
+constexpr uint32_t kOpcodeShift = 24;
+enum Opcode : uint32_t {
+  kOpSetConfig = 0x01,  // +1: [7:0] ConfigReg; argument = value
+  kOpUnpack = 0x10,     // +1: argument = L1 address of the tile (its header); fields below
+  kOpDatacopy = 0x20,   // dest[d] (=|+=) srcA
+  kOpEltwise = 0x21,    // dest[d] (=|+=) A op B; [9:8] EltwiseOp; [10] A is dest[d]; [11] B is dest[d]
+  kOpMatmul = 0x22,     // dest[d] (=|+=) srcB x srcA (srcB: rows of in0's tile, srcA: in1's tile)
+  kOpReduce = 0x23,     // +1: dest[d] (=|op=) reduce(srcA) * scale; [9:8] ReduceDim; [11:10] ReduceType; argument = scale (float32 bits)
+  kOpSfpu = 0x24,       // +1: dest[d] = f(dest[d]); [15:8] SfpuFunc; argument = parameter (float32 bits or integer, per function)
+  kOpZeroDest = 0x25,   // dest[d] = 0
+  kOpPack = 0x30,       // +1: dest[d] -> L1 at argument; fields below
+};
+
+// Fields shared by math instructions (datacopy, eltwise, matmul, reduce, sfpu, zero).
+constexpr uint32_t kFieldDestIndexMask = 0xF;   // [3:0] dest tile index (absolute, 0..15)
+constexpr uint32_t kFieldAccumulate = 1u << 4;  // [4] add to dest instead of overwrite (max for reduce max)
+constexpr uint32_t kFieldKeepSrcA = 1u << 5;    // [5] leave srcA valid (reused by the next instruction)
+constexpr uint32_t kFieldKeepSrcB = 1u << 6;    // [6] leave srcB valid
+
+enum EltwiseOp : uint32_t { kEltAdd = 0, kEltSub = 1, kEltMul = 2, kEltMax = 3 };
+constexpr uint32_t kEltwiseOpShift = 8;
+constexpr uint32_t kEltwiseAFromDest = 1u << 10;
+constexpr uint32_t kEltwiseBFromDest = 1u << 11;
+
+enum ReduceDim : uint32_t {
+  kReduceRows = 0,    // over the rows of the tile: result in row 0 (BUDA dim r)
+  kReduceCols = 1,    // over the columns: result in column 0 (BUDA dim c)
+  kReduceScalar = 2,  // over the whole tile: result at [0][0]
+};
+enum ReduceType : uint32_t { kReduceSum = 0, kReduceMax = 1 };
+constexpr uint32_t kReduceDimShift = 8;
+constexpr uint32_t kReduceTypeShift = 10;
+
+enum SfpuFunc : uint32_t {
+  kSfpuExp = 0, kSfpuLog, kSfpuSqrt, kSfpuReciprocal, kSfpuGelu, kSfpuGeluDerivative,
+  kSfpuSigmoid, kSfpuTanh, kSfpuAbs, kSfpuSine, kSfpuCosine, kSfpuSquare,
+  kSfpuPower,      // parameter: integer exponent 0..65535 (larger: kCopIllegalInstruction)
+  kSfpuLrelu,      // parameter: slope (float32 bits)
+  kSfpuRelu,       // x > 0 ? x : 0
+  kSfpuReluMin,    // parameter: threshold (float32 bits): x >= threshold ? x : 0
+  kSfpuReluMax,    // parameter: threshold: clamp to [0, threshold]
+  kSfpuFuncCount
+};
+constexpr uint32_t kSfpuFuncShift = 8;
+
+// UNPACK fields.
+constexpr uint32_t kUnpackToSrcB = 1u << 0;     // [0] 0 = srcA, 1 = srcB
+constexpr uint32_t kUnpackTranspose = 1u << 1;  // [1] transpose the 32x32 tile (xy)
+enum Broadcast : uint32_t {
+  kBcastNone = 0,
+  kBcastRow = 1,     // row 0 replicated to all rows
+  kBcastCol = 2,     // column 0 replicated to all columns
+  kBcastScalar = 3,  // [0][0] replicated everywhere
+};
+constexpr uint32_t kUnpackBcastShift = 2;       // [3:2] Broadcast
+constexpr uint32_t kUnpackZero = 1u << 4;       // [4] load zeros (no L1 read; the argument is ignored)
+constexpr uint32_t kFormatShift = 5;            // [9:5] DataFormatCode of the tile in L1 (UNPACK and PACK)
+constexpr uint32_t kFormatMask = 0x1F;
+
+// PACK fields: [3:0] dest index, [9:5] format, and:
+constexpr uint32_t kPackUntilize = 1u << 4;     // [4] write 32 rows row-major at argument + r * UntilizeStride, no header
+constexpr uint32_t kPackL1Accumulate = 1u << 10; // [10] add to the tile already at the address (l1_acc)
+
+enum ConfigReg : uint32_t {
+  kCfgMathFidelity = 0,   // FidelityCode, for matmul and eltwise multiply
+  kCfgDestFormat = 1,     // DataFormatCode dest values are rounded to on write: Float16, Float16_b, Float32 or Int32
+  kCfgReluMode = 2,       // 0 off, 1 min (x >= threshold kept), 2 max (clamp to [0, threshold]); applied by PACK
+  kCfgReluThreshold = 3,  // float32 bits
+  kCfgUntilizeStride = 4, // bytes between rows for PACK with untilize
+  kConfigRegCount
+};
+
+// Dest register file: 16 tiles with 16-bit values, 8 with Float32 or Int32
+// (kCfgDestFormat). Math and pack use it in two halves (kSemPackMath).
+constexpr uint32_t kDestTiles16 = 16;
+constexpr uint32_t kDestTiles32 = 8;
+
+// Fault codes (kCopStatus, and the simulator's fault reports).
+enum CopFault : uint32_t {
+  kCopOk = 0,
+  kCopIllegalInstruction = 1,   // unknown opcode or field value
+  kCopBadAddress = 2,           // tile outside L1 or overlapping the reserved area
+  kCopBadDestIndex = 3,         // dest index beyond the dest capacity of the format
+  kCopBadFormat = 4,            // format not valid for the unit (e.g. Bfp dest)
+};
+
+constexpr uint32_t encode(uint32_t opcode, uint32_t fields) { return (opcode << kOpcodeShift) | (fields & 0xFFFFFFu); }
+
+} // namespace tessera::contract

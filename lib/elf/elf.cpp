@@ -1,0 +1,217 @@
+// ELF32 little-endian reader. Every read goes through Reader, which checks
+// the offset against the buffer; sizes are combined in 64 bits so that no
+// offset + size can wrap.
+#include "elf/elf.hpp"
+
+#include <cstring>
+
+namespace tessera::elf {
+namespace {
+
+constexpr uint32_t kEhdrSize = 52;
+constexpr uint32_t kPhdrSize = 32;
+constexpr uint32_t kShdrSize = 40;
+constexpr uint32_t kSymSize = 16;
+
+constexpr uint32_t kPtLoad = 1;
+constexpr uint32_t kPfX = 1, kPfW = 2;
+constexpr uint32_t kShtSymtab = 2, kShtStrtab = 3;
+constexpr uint16_t kShnUndef = 0, kShnLoReserve = 0xff00, kShnAbs = 0xfff1, kShnXindex = 0xffff;
+constexpr uint8_t kSttSection = 3, kSttFile = 4;
+constexpr uint8_t kStbLocal = 0;
+
+class Reader {
+public:
+  explicit Reader(std::span<const uint8_t> b) : b_(b) {}
+  uint64_t size() const { return b_.size(); }
+  bool has(uint64_t offset, uint64_t n) const { return offset <= b_.size() && n <= b_.size() - offset; }
+  // Callers check has() first.
+  uint8_t u8(uint64_t o) const { return b_[o]; }
+  uint16_t u16(uint64_t o) const { return static_cast<uint16_t>(b_[o] | b_[o + 1] << 8); }
+  uint32_t u32(uint64_t o) const {
+    return static_cast<uint32_t>(b_[o]) | static_cast<uint32_t>(b_[o + 1]) << 8 |
+           static_cast<uint32_t>(b_[o + 2]) << 16 | static_cast<uint32_t>(b_[o + 3]) << 24;
+  }
+  const uint8_t* at(uint64_t o) const { return b_.data() + o; }
+
+private:
+  std::span<const uint8_t> b_;
+};
+
+std::string hex(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[v & 0xF]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + s;
+}
+
+struct Section {
+  uint32_t type = 0, offset = 0, size = 0, link = 0, entsize = 0;
+};
+
+bool fail(std::string& error, std::string message) {
+  error = std::move(message);
+  return false;
+}
+
+bool readSections(const Reader& r, uint32_t shoff, uint32_t shnum, std::vector<Section>& out, std::string& error) {
+  if (!r.has(shoff, uint64_t(shnum) * kShdrSize))
+    return fail(error, "section header table (" + std::to_string(shnum) + " entries at offset " + hex(shoff) +
+                           ") extends past the end of the file");
+  out.resize(shnum);
+  for (uint32_t i = 0; i < shnum; ++i) {
+    uint64_t o = shoff + uint64_t(i) * kShdrSize;
+    Section& s = out[i];
+    s.type = r.u32(o + 4);
+    s.offset = r.u32(o + 16);
+    s.size = r.u32(o + 20);
+    s.link = r.u32(o + 24);
+    s.entsize = r.u32(o + 36);
+  }
+  return true;
+}
+
+bool readSymbols(const Reader& r, const std::vector<Section>& sections, Image& image, std::string& error) {
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const Section& sym = sections[i];
+    if (sym.type != kShtSymtab) continue;
+    std::string where = "symbol table (section " + std::to_string(i) + ")";
+    if (sym.entsize != kSymSize) return fail(error, where + " has entry size " + std::to_string(sym.entsize) + ", expected 16");
+    if (sym.size % kSymSize != 0) return fail(error, where + " size " + std::to_string(sym.size) + " is not a multiple of 16");
+    if (!r.has(sym.offset, sym.size)) return fail(error, where + " extends past the end of the file");
+    if (sym.link == 0 || sym.link >= sections.size())
+      return fail(error, where + " links to string table " + std::to_string(sym.link) + ", which does not exist");
+    const Section& str = sections[sym.link];
+    if (str.type != kShtStrtab) return fail(error, where + " links to section " + std::to_string(sym.link) + ", which is not a string table");
+    if (!r.has(str.offset, str.size)) return fail(error, "string table (section " + std::to_string(sym.link) + ") extends past the end of the file");
+    uint32_t count = sym.size / kSymSize;
+    for (uint32_t k = 1; k < count; ++k) {  // entry 0 is the null symbol
+      uint64_t o = uint64_t(sym.offset) + uint64_t(k) * kSymSize;
+      uint32_t name = r.u32(o);
+      uint32_t value = r.u32(o + 4);
+      uint8_t info = r.u8(o + 12);
+      uint16_t shndx = r.u16(o + 14);
+      uint8_t type = info & 0xF, bind = info >> 4;
+      if (shndx == kShnUndef || type == kSttSection || type == kSttFile) continue;
+      if (shndx >= kShnLoReserve && shndx != kShnAbs && shndx != kShnXindex) continue;  // COMMON etc.
+      if (name == 0) continue;
+      if (name >= str.size)
+        return fail(error, where + ": symbol " + std::to_string(k) + " has name offset " + std::to_string(name) +
+                               " beyond the string table (" + std::to_string(str.size) + " bytes)");
+      const uint8_t* start = r.at(uint64_t(str.offset) + name);
+      size_t maxLen = str.size - name;
+      const void* nul = std::memchr(start, 0, maxLen);
+      if (nul == nullptr) return fail(error, where + ": name of symbol " + std::to_string(k) + " is not terminated in the string table");
+      std::string n(reinterpret_cast<const char*>(start), static_cast<const uint8_t*>(nul) - start);
+      // A global definition wins over a local one of the same name; among
+      // equals the first in the table stays (deterministic either way).
+      auto it = image.symbols.find(n);
+      if (it == image.symbols.end()) image.symbols.emplace(std::move(n), value);
+      else if (bind != kStbLocal) it->second = value;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& error) {
+  Reader r(bytes);
+  if (!r.has(0, 16) || std::memcmp(r.at(0), "\x7f" "ELF", 4) != 0) {
+    error = "not an ELF file (bad magic)";
+    return std::nullopt;
+  }
+  if (r.u8(4) != 1) {
+    error = r.u8(4) == 2 ? "ELF64 file: only ELF32 is supported" : "bad ELF class " + std::to_string(r.u8(4));
+    return std::nullopt;
+  }
+  if (r.u8(5) != 1) {
+    error = r.u8(5) == 2 ? "big-endian ELF: only little-endian is supported" : "bad ELF data encoding " + std::to_string(r.u8(5));
+    return std::nullopt;
+  }
+  if (r.u8(6) != 1) {
+    error = "unsupported ELF version " + std::to_string(r.u8(6));
+    return std::nullopt;
+  }
+  if (!r.has(0, kEhdrSize)) {
+    error = "file too short for an ELF header (" + std::to_string(bytes.size()) + " bytes, need 52)";
+    return std::nullopt;
+  }
+  uint16_t type = r.u16(16);
+  if (type != 2) {
+    error = "not an executable (e_type " + std::to_string(type) + ", expected 2 = ET_EXEC)";
+    return std::nullopt;
+  }
+  Image image;
+  image.machine = r.u16(18);
+  image.entry = r.u32(24);
+  uint32_t phoff = r.u32(28);
+  uint32_t shoff = r.u32(32);
+  uint16_t phentsize = r.u16(42);
+  uint16_t phnum = r.u16(44);
+  uint16_t shentsize = r.u16(46);
+  uint32_t shnum = r.u16(48);
+
+  if (phnum != 0) {
+    if (phentsize != kPhdrSize) {
+      error = "program header entry size " + std::to_string(phentsize) + ", expected 32";
+      return std::nullopt;
+    }
+    if (!r.has(phoff, uint64_t(phnum) * kPhdrSize)) {
+      error = "program header table (" + std::to_string(phnum) + " entries at offset " + hex(phoff) +
+              ") extends past the end of the file";
+      return std::nullopt;
+    }
+  }
+  for (uint32_t i = 0; i < phnum; ++i) {
+    uint64_t o = phoff + uint64_t(i) * kPhdrSize;
+    if (r.u32(o) != kPtLoad) continue;
+    uint32_t offset = r.u32(o + 4), vaddr = r.u32(o + 8), filesz = r.u32(o + 16), memsz = r.u32(o + 20),
+             flags = r.u32(o + 24);
+    std::string where = "segment " + std::to_string(i) + " (PT_LOAD at " + hex(vaddr) + ")";
+    if (filesz > memsz) {
+      error = where + ": file size " + std::to_string(filesz) + " exceeds memory size " + std::to_string(memsz);
+      return std::nullopt;
+    }
+    if (uint64_t(vaddr) + memsz > (uint64_t(1) << 32)) {
+      error = where + ": " + std::to_string(memsz) + " bytes wrap around the 32-bit address space";
+      return std::nullopt;
+    }
+    if (!r.has(offset, filesz)) {
+      error = where + ": contents (" + std::to_string(filesz) + " bytes at offset " + hex(offset) +
+              ") extend past the end of the file";
+      return std::nullopt;
+    }
+    Segment s;
+    s.vaddr = vaddr;
+    s.memSize = memsz;
+    s.bytes.assign(r.at(offset), r.at(offset) + filesz);
+    s.executable = (flags & kPfX) != 0;
+    s.writable = (flags & kPfW) != 0;
+    image.segments.push_back(std::move(s));
+  }
+
+  if (shoff != 0) {
+    if (shnum != 0 && shentsize != kShdrSize) {
+      error = "section header entry size " + std::to_string(shentsize) + ", expected 40";
+      return std::nullopt;
+    }
+    if (shnum == 0) {
+      // Extended numbering: the count is in section 0's sh_size.
+      if (shentsize != kShdrSize || !r.has(shoff, kShdrSize)) {
+        error = "section header table at offset " + hex(shoff) + " extends past the end of the file";
+        return std::nullopt;
+      }
+      shnum = r.u32(shoff + 20);
+    }
+    std::vector<Section> sections;
+    if (!readSections(r, shoff, shnum, sections, error)) return std::nullopt;
+    if (!readSymbols(r, sections, image, error)) return std::nullopt;
+  }
+  return image;
+}
+
+} // namespace tessera::elf

@@ -1,0 +1,509 @@
+// Op -> kernel configuration: which template, the args header's values, and
+// the operands the kernel uses with their tile orders (docs/net2hlks.md).
+#include "hlk/config.hpp"
+
+#include "hlk/fused.hpp"
+#include "hlk/internal.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+
+namespace tessera::hlk {
+
+using namespace netlist;
+
+// ---------------------------------------------------------------- small helpers
+
+std::string_view familyName(Family f) {
+  switch (f) {
+  case Family::Unary: return "unary";
+  case Family::Binary: return "binary";
+  case Family::Matmul: return "matmul";
+  case Family::Reduce: return "reduce";
+  case Family::Fused: return "fused";
+  }
+  return "unary";
+}
+
+std::string_view roleName(OperandRole r) {
+  switch (r) {
+  case OperandRole::Input: return "input";
+  case OperandRole::Output: return "output";
+  case OperandRole::Intermediate: return "intermediate";
+  case OperandRole::Spill: return "spill";
+  }
+  return "input";
+}
+
+int64_t Layout::index(int64_t row, int64_t col) const {
+  const int64_t ubR = row / ublock.r, ubC = col / ublock.c;
+  const int64_t ub = order == UblockOrder::R ? ubR * mblock.c + ubC : ubC * mblock.r + ubR;
+  return ub * ublockTiles() + (row % ublock.r) * ublock.c + (col % ublock.c);
+}
+
+uint32_t floatBits(double v) { return std::bit_cast<uint32_t>(static_cast<float>(v)); }
+
+std::optional<contract::SfpuFunc> sfpuFuncOf(const std::string& type) {
+  static const std::map<std::string, contract::SfpuFunc> kFuncs = {
+      {"exp", contract::kSfpuExp},
+      {"log", contract::kSfpuLog},
+      {"sqrt", contract::kSfpuSqrt},
+      {"reciprocal", contract::kSfpuReciprocal},
+      {"gelu", contract::kSfpuGelu},
+      {"gelu_derivative", contract::kSfpuGeluDerivative},
+      {"sigmoid", contract::kSfpuSigmoid},
+      {"tanh", contract::kSfpuTanh},
+      {"abs", contract::kSfpuAbs},
+      {"sine", contract::kSfpuSine},
+      {"cosine", contract::kSfpuCosine},
+      {"square", contract::kSfpuSquare},
+      {"power", contract::kSfpuPower},
+      {"lrelu", contract::kSfpuLrelu},
+      {"relu", contract::kSfpuRelu},
+  };
+  auto it = kFuncs.find(type);
+  if (it == kFuncs.end()) return std::nullopt;
+  return it->second;
+}
+
+bool isCopyType(const std::string& type) { return type == "datacopy" || type == "nop" || type == "ethernet_datacopy"; }
+
+std::optional<contract::EltwiseOp> eltwiseOpOf(const std::string& type) {
+  if (type == "add") return contract::kEltAdd;
+  if (type == "subtract") return contract::kEltSub;
+  if (type == "multiply") return contract::kEltMul;
+  if (type == "maximum") return contract::kEltMax;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> sfpuParam(contract::SfpuFunc f, const OpAttributes& attrs, std::string& why) {
+  if (f == contract::kSfpuPower) {
+    const Attribute* a = attrs.find("exp");
+    if (!a || !a->value.is_number()) {
+      why = "power needs the attribute 'exp' (an integer >= 0)";
+      return std::nullopt;
+    }
+    double e = a->value.get<double>();
+    if (e < 0 || e != std::floor(e) || e > 1e9) {
+      why = "power needs the attribute 'exp' to be an integer >= 0";
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(e);
+  }
+  if (f == contract::kSfpuLrelu) {
+    const Attribute* a = attrs.find("slope");
+    if (!a || !a->value.is_number()) {
+      why = "lrelu needs the attribute 'slope'";
+      return std::nullopt;
+    }
+    return floatBits(a->value.get<double>());
+  }
+  return 0u;
+}
+
+void reluOf(const OpAttributes& attrs, uint32_t& mode, uint32_t& thresholdBits) {
+  mode = 0;
+  thresholdBits = 0;
+  if (!attrs.relu.value) return;
+  if (attrs.reluMode.present() && attrs.reluMode.value == "none") return;
+  mode = attrs.reluMode.present() && attrs.reluMode.value == "max" ? 2 : 1;
+  thresholdBits = floatBits(attrs.reluThreshold.present() ? attrs.reluThreshold.value : 0.0);
+}
+
+std::optional<TensorShape> inputShape(const Netlist& nl, const Op& op, size_t i) {
+  if (i >= op.inputs.size()) return std::nullopt;
+  const Operand& in = op.inputs[i];
+  std::optional<TensorShape> src;
+  for (const Queue& q : nl.queues)
+    if (q.name == in.name) src = queueShape(q);
+  if (!src)
+    for (const Graph& g : nl.graphs)
+      for (const Op& o : g.ops)
+        if (o.name == in.name) src = opOutputShape(o);
+  if (!src) return std::nullopt;
+  TensorShape shape = *src;
+  if (in.unpad) {
+    shape.r -= in.unpad->rt;
+    shape.c -= in.unpad->ct;
+  }
+  const Tm* failed = nullptr;
+  std::string why;
+  auto after = applyTms(shape, in.tms, &failed, &why);
+  if (!after) return std::nullopt;
+  if (in.pad) {
+    after->r += in.pad->rt;
+    after->c += in.pad->ct;
+  }
+  return after;
+}
+
+DataFormat destFormatOf(DataFormat accDf) {
+  if (accDf == DataFormat::Float32) return DataFormat::Float32;
+  if (isIntegerFormat(accDf)) return DataFormat::Int32;
+  if (accDf == DataFormat::Float16) return DataFormat::Float16;
+  // Block formats (BUDA accepts acc_df Bfp8_b and the like) accumulate in the
+  // 16-bit float of their exponent family.
+  return isExponentBFormat(accDf) || isRawFormat(accDf) ? DataFormat::Float16_b : DataFormat::Float16;
+}
+
+std::string opText(const Op& op) { return "op " + quote(op.name) + " in graph " + quote(op.graph); }
+
+std::string formatCode(DataFormat f) { return "k" + std::string(dataFormatName(f)); }
+std::string fidelityCode(MathFidelity f) { return "k" + std::string(mathFidelityName(f)); }
+
+std::string sfpuCode(contract::SfpuFunc f) {
+  static const char* const kNames[] = {"kSfpuExp",     "kSfpuLog",    "kSfpuSqrt",          "kSfpuReciprocal",
+                                       "kSfpuGelu",    "kSfpuGeluDerivative", "kSfpuSigmoid", "kSfpuTanh",
+                                       "kSfpuAbs",     "kSfpuSine",   "kSfpuCosine",        "kSfpuSquare",
+                                       "kSfpuPower",   "kSfpuLrelu",  "kSfpuRelu",          "kSfpuReluMin",
+                                       "kSfpuReluMax"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == contract::kSfpuFuncCount);
+  return kNames[f];
+}
+
+std::string eltwiseCode(contract::EltwiseOp op) {
+  static const char* const kNames[] = {"kEltAdd", "kEltSub", "kEltMul", "kEltMax"};
+  return kNames[op];
+}
+
+std::string bcastCode(contract::Broadcast b) {
+  static const char* const kNames[] = {"kBcastNone", "kBcastRow", "kBcastCol", "kBcastScalar"};
+  return kNames[b];
+}
+
+std::string hex32(uint32_t v) {
+  static const char* const kDigits = "0123456789ABCDEF";
+  std::string s = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4) s += kDigits[(v >> shift) & 0xF];
+  return s + "u";
+}
+
+// ---------------------------------------------------------------- op analysis
+
+namespace {
+
+static_assert(static_cast<int>(DataFormat::RawUInt32) == contract::kRawUInt32, "format codes follow netlist::DataFormat");
+static_assert(static_cast<int>(MathFidelity::HiFi4) == contract::kHiFi4, "fidelity codes follow netlist::MathFidelity");
+
+// What the TMs of one graph-op input ask of the kernel (the pipe does the rest).
+struct InputTms {
+  bool transpose = false;            // odd number of transposes: the unpacker transposes each tile
+  const Tm* transposeTm = nullptr;
+  const Tm* tileBcast = nullptr;     // last tile_broadcast
+};
+
+InputTms inputTms(const Operand& in) {
+  InputTms r;
+  for (const Tm& tm : in.tms) {
+    if (tm.kind == TmKind::Transpose) {
+      r.transpose = !r.transpose;
+      r.transposeTm = &tm;
+    } else if (tm.kind == TmKind::TileBroadcast) {
+      r.tileBcast = &tm;
+    }
+  }
+  return r;
+}
+
+class OpConfigurer {
+public:
+  OpConfigurer(const Netlist& nl, const Op& op, const ValidationTarget& target, DiagnosticEngine& diags)
+      : nl_(nl), op_(op), target_(target), diags_(diags) {}
+
+  std::optional<KernelConfig> run() {
+    const std::string& type = op_.type.value;
+    fillCommon();
+    if (op_.tileDim.present() && op_.tileDim.value != Dim2{32, 32})
+      return unsupported(op_.tileDim.loc, "tile_dim " + dimText(op_.tileDim.value) + " (only 32x32 tiles)");
+    if (op_.inputs.size() > 16)
+      return unsupported(op_.inputsLoc, std::to_string(op_.inputs.size()) +
+                                            " inputs: kernels have operands for at most 16 inputs");
+    for (size_t i = 0; i < op_.inputs.size(); ++i) tms_.push_back(inputTms(op_.inputs[i]));
+
+    std::optional<KernelConfig> result;
+    if (isCopyType(type) || sfpuFuncOf(type)) result = unary();
+    else if (eltwiseOpOf(type)) result = binary();
+    else if (type == "matmul") result = matmul();
+    else if (type == "reduce") result = reduce();
+    else if (type == "fused_op") result = fusedOp();
+    else {
+      diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
+                   opText(op_) + ": op type " + quote(type) + " is not supported by net2hlks yet");
+      return std::nullopt;
+    }
+    if (!result) return std::nullopt;
+    std::sort(result->operands.begin(), result->operands.end(),
+              [](const OperandInfo& a, const OperandInfo& b) { return a.operand < b.operand; });
+    return result;
+  }
+
+private:
+  std::nullopt_t unsupported(SourceLoc loc, const std::string& what) {
+    diags_.error("hlk-unsupported-feature", loc.valid() ? loc : op_.loc,
+                 opText(op_) + " (" + op_.type.value + "): " + what + " is not supported by net2hlks yet");
+    return std::nullopt;
+  }
+
+  void fillCommon() {
+    CommonArgs& c = k_.common;
+    c.t = op_.t.value;
+    c.mblock = op_.mblock.value;
+    c.ublock = op_.ublock.value;
+    c.order = op_.order();
+    c.fidelity = op_.mathFidelity.value;
+    c.destFormat = destFormatOf(op_.accDf.value);
+    for (const auto& f : op_.inDf) c.inFormats.push_back(f.value);
+    c.outFormat = op_.outDf.value;
+    c.intermedFormat = op_.intermedDf.value;
+    reluOf(op_.attributes, c.reluMode, c.reluThresholdBits);
+    c.untilize = op_.untilizeOutput.value;
+  }
+
+  Layout outLayout() const { return Layout{op_.t.value, op_.mblock.value, op_.ublock.value, op_.order()}; }
+
+  void addInput(size_t i, Layout layout, int64_t minTiles) {
+    OperandInfo o;
+    o.operand = static_cast<int>(i);
+    o.role = OperandRole::Input;
+    o.index = static_cast<int>(i);
+    o.source = op_.inputs[i].name;
+    o.df = i < op_.inDf.size() ? op_.inDf[i].value : op_.outDf.value;
+    o.layout = layout;
+    o.minTiles = minTiles;
+    k_.operands.push_back(std::move(o));
+  }
+
+  void addOutput() {
+    OperandInfo o;
+    o.operand = contract::kFirstOutputOperand;
+    o.role = OperandRole::Output;
+    o.df = op_.outDf.value;
+    o.layout = outLayout();
+    // An untilized block is published whole (one row-major region per t).
+    o.untilized = op_.untilizeOutput.value;
+    o.minTiles = o.untilized ? outLayout().blockTiles() : outLayout().ublockTiles();
+    k_.operands.push_back(std::move(o));
+  }
+
+  void addSpill(int64_t tiles) {
+    OperandInfo o;
+    o.operand = contract::kFirstIntermediateOperand;
+    o.role = OperandRole::Spill;
+    o.df = op_.intermedDf.value;
+    o.minTiles = tiles;
+    k_.operands.push_back(std::move(o));
+  }
+
+  // TMs the kernel cannot apply on input i: a transpose where the HLK call
+  // has no transpose, a tile_broadcast anywhere but input 1 of a binary op.
+  bool checkInputTms(bool transposeOk0, bool transposeOk1, bool tileBcastOk1) {
+    bool ok = true;
+    for (size_t i = 0; i < tms_.size(); ++i) {
+      const InputTms& t = tms_[i];
+      bool transposeOk = (i == 0 && transposeOk0) || (i == 1 && transposeOk1);
+      if (t.transpose && !transposeOk) {
+        unsupported(t.transposeTm->loc.valid() ? t.transposeTm->loc : op_.inputs[i].tmsLoc,
+                    "a transpose TM on input " + std::to_string(i));
+        ok = false;
+      }
+      bool bcastOk = i == 1 && tileBcastOk1;
+      if (t.tileBcast && !bcastOk) {
+        unsupported(t.tileBcast->loc.valid() ? t.tileBcast->loc : op_.inputs[i].tmsLoc,
+                    "tile_broadcast on input " + std::to_string(i));
+        ok = false;
+      }
+      if (t.tileBcast && t.transpose && bcastOk) {
+        unsupported(t.tileBcast->loc, "tile_broadcast together with transpose on input " + std::to_string(i));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  std::optional<KernelConfig> unary() {
+    k_.family = Family::Unary;
+    const std::string& type = op_.type.value;
+    if (op_.inputs.size() != 1) return unsupported(op_.inputsLoc, "a unary op with " + std::to_string(op_.inputs.size()) + " inputs");
+    if (!checkInputTms(true, false, false)) return std::nullopt;
+    if (auto f = sfpuFuncOf(type)) {
+      std::string why;
+      auto p = sfpuParam(*f, op_.attributes, why);
+      if (!p) {
+        diags_.error("hlk-attribute", op_.attributes.loc.valid() ? op_.attributes.loc : op_.type.loc, opText(op_) + ": " + why);
+        return std::nullopt;
+      }
+      k_.unary.sfpu = true;
+      k_.unary.func = *f;
+      k_.unary.param = *p;
+    }
+    k_.unary.transposeIn0 = tms_[0].transpose;
+    addInput(0, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    return k_;
+  }
+
+  std::optional<KernelConfig> binary() {
+    k_.family = Family::Binary;
+    if (op_.inputs.size() != 2) return unsupported(op_.inputsLoc, "a binary op with " + std::to_string(op_.inputs.size()) + " inputs");
+    if (!checkInputTms(false, false, true)) return std::nullopt;
+    k_.binary.op = *eltwiseOpOf(op_.type.value);
+    if (const Tm* tb = tms_[1].tileBcast) k_.binary.bcastIn1 = tb->dim == 'c' ? contract::kBcastCol : contract::kBcastRow;
+    addInput(0, outLayout(), outLayout().ublockTiles());
+    addInput(1, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    return k_;
+  }
+
+  std::optional<KernelConfig> matmul() {
+    k_.family = Family::Matmul;
+    const OpAttributes& a = op_.attributes;
+    MatmulArgs& m = k_.matmul;
+    if (a.identity.value) return unsupported(a.identity.loc, "sparse matmul (identity: true)");
+    for (const char* key : {"requant", "dequant"})
+      if (const Attribute* q = a.find(key); q && q->value.is_boolean() && q->value.get<bool>())
+        return unsupported(q->loc, std::string(key) + ": true (integer matmul with a scale input)");
+    if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1)
+      return unsupported(op_.type.loc, "a matmul without m_k and u_kt");
+    m.mK = a.mK.value;
+    m.uKt = a.uKt.value;
+    m.bias = a.bias.value;
+    size_t wantInputs = m.bias ? 3 : 2;
+    if (op_.inputs.size() != wantInputs)
+      return unsupported(op_.inputsLoc, "a matmul with " + std::to_string(op_.inputs.size()) + " inputs (expected " +
+                                            std::to_string(wantInputs) + (m.bias ? ": in0, in1, bias)" : ": in0, in1)"));
+    if (!checkInputTms(false, true, false)) return std::nullopt;
+    m.transposeIn1 = tms_[1].transpose;
+    if (a.accumulate.value) {
+      if (a.z.present() && a.z.value > 0) m.accumulateZ = a.z.value;
+      else if (auto s = inputShape(nl_, op_, 0)) m.accumulateZ = s->t;
+      else return unsupported(a.accumulate.loc, "accumulate without attribute z on an input of unknown shape");
+      if (m.accumulateZ < 1) m.accumulateZ = 1;
+    }
+    bool integer = isIntegerFormat(op_.intermedDf.value);
+    for (const auto& f : op_.inDf) integer |= isIntegerFormat(f.value);
+    m.biasBcast = integer ? contract::kBcastNone : contract::kBcastRow;
+    if (const Attribute* s = a.find("sfpu_op"); s && s->value.is_string() && s->value.get<std::string>() != "invalid") {
+      auto f = sfpuFuncOf(s->value.get<std::string>());
+      if (!f) return unsupported(s->loc, "sfpu_op " + quote(s->value.get<std::string>()));
+      std::string why;
+      auto p = sfpuParam(*f, a, why);
+      if (!p) {
+        diags_.error("hlk-attribute", s->loc, opText(op_) + ": sfpu_op: " + why);
+        return std::nullopt;
+      }
+      m.sfpu = true;
+      m.func = *f;
+      m.param = *p;
+    }
+    m.spill = m.mK > 1 || m.accumulateZ > 1;
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    const int64_t tIn = op_.t.value * m.accumulateZ;
+    // in0: per m_k block, the mblock's rows of ublocks [ublock rows x u_kt];
+    // in1: per m_k block, a row of ublocks [u_kt x ublock cols].
+    Layout in0{tIn, {mb.r, m.mK}, {ub.r, m.uKt}, UblockOrder::C};
+    Layout in1{tIn, {m.mK, mb.c}, {m.uKt, ub.c}, UblockOrder::R};
+    addInput(0, in0, mb.r * ub.r * m.uKt);
+    addInput(1, in1, m.uKt * mb.c * ub.c);
+    if (m.bias) addInput(2, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    if (m.spill) addSpill(outLayout().blockTiles());
+    return k_;
+  }
+
+  std::optional<KernelConfig> reduce() {
+    k_.family = Family::Reduce;
+    const OpAttributes& a = op_.attributes;
+    ReduceArgs& r = k_.reduce;
+    const std::string& dim = a.reduceDim.value;
+    const std::string& type = a.reduceType.value;
+    if (op_.inputs.size() != 1) return unsupported(op_.inputsLoc, "a reduce with " + std::to_string(op_.inputs.size()) + " inputs");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    r.type = type == "max" ? contract::kReduceMax : contract::kReduceSum;
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    if (dim == "z") {
+      if (type == "avg")
+        return unsupported(a.reduceType.loc, "reduce avg over z (the HLK API has no scalar multiply)");
+      r.overZ = true;
+      r.z = a.z.present() && a.z.value > 0 ? a.z.value : 1;
+      Layout in = outLayout();
+      in.t = op_.t.value * r.z;
+      addInput(0, in, in.ublockTiles());
+      addOutput();
+      if (r.z > 1) addSpill(outLayout().blockTiles());
+      return k_;
+    }
+    if (dim != "r" && dim != "c") return unsupported(a.reduceDim.loc, "reduce over " + quote(dim));
+    const bool rows = dim == "r";
+    r.dim = rows ? contract::kReduceRows : contract::kReduceCols;
+    // The reduced extent K (tiles per core): m_k blocks of u_kt tiles.
+    if (a.mK.present() && a.uKt.present() && a.mK.value > 0 && a.uKt.value > 0) {
+      r.mK = a.mK.value;
+      r.uKt = a.uKt.value;
+    } else if (auto s = inputShape(nl_, op_, 0)) {
+      r.mK = rows ? s->r : s->c;
+      r.uKt = 1;
+    } else {
+      return unsupported(a.loc, "a reduce without m_k/u_kt on an input of unknown shape");
+    }
+    if (rows ? (mb.r != 1 || ub.r != 1) : (mb.c != 1 || ub.c != 1))
+      return unsupported(op_.mblock.loc, "reduce over " + dim + " with output mblock " + dimText(mb) + " x ublock " +
+                                             dimText(ub) + " (the reduced dimension must be one tile)");
+    const int64_t extent = r.mK * r.uKt;
+    r.scaleBits = type == "avg" ? floatBits(1.0 / (static_cast<double>(extent) * 32.0)) : floatBits(1.0);
+    // r: per output ublock column, m_k ublocks [u_kt x ublock cols] down the column;
+    // c: per output ublock row, m_k ublocks [ublock rows x u_kt] along the row.
+    Layout in = rows ? Layout{op_.t.value, {r.mK, mb.c}, {r.uKt, ub.c}, UblockOrder::C}
+                     : Layout{op_.t.value, {mb.r, r.mK}, {ub.r, r.uKt}, UblockOrder::R};
+    addInput(0, in, in.ublockTiles());
+    addOutput();
+    return k_;
+  }
+
+  std::optional<KernelConfig> fusedOp() {
+    k_.family = Family::Fused;
+    const FusedOp* fused = nullptr;
+    for (const FusedOp& f : nl_.fusedOps)
+      if (op_.attributes.fusedOpId.present() && f.id == op_.attributes.fusedOpId.value) fused = &f;
+    if (!fused) return unsupported(op_.attributes.loc, "a fused_op without a fused op definition");
+    // Op-level TMs that act inside the tile would have to be applied at every
+    // read by every sub-op; the tile moves are the pipe's.
+    bool ok = true;
+    for (size_t i = 0; i < tms_.size(); ++i) {
+      if (tms_[i].transpose) {
+        unsupported(tms_[i].transposeTm->loc, "a transpose TM on input " + std::to_string(i) + " of a fused op");
+        ok = false;
+      }
+      if (tms_[i].tileBcast) {
+        unsupported(tms_[i].tileBcast->loc, "an op-level tile_broadcast on input " + std::to_string(i) + " of a fused op");
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    // BUDA applies relu per sub-op; the op-level relu_en of a fused op is not applied (docs/golden-fused-ops.md).
+    k_.common.reluMode = 0;
+    k_.common.reluThresholdBits = 0;
+    auto plan = planFusedOp(nl_, op_, *fused, target_, diags_, k_.operands);
+    if (!plan) return std::nullopt;
+    k_.fused = plan;
+    addOutput();
+    return k_;
+  }
+
+  const Netlist& nl_;
+  const Op& op_;
+  const ValidationTarget& target_;
+  DiagnosticEngine& diags_;
+  KernelConfig k_;
+  std::vector<InputTms> tms_;
+};
+
+} // namespace
+
+std::optional<KernelConfig> configureOp(const Netlist& nl, const Op& op, const ValidationTarget& target,
+                                        DiagnosticEngine& diags) {
+  return OpConfigurer(nl, op, target, diags).run();
+}
+
+} // namespace tessera::hlk

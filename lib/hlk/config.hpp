@@ -1,0 +1,139 @@
+// What net2hlks knows about one op's kernel: the template family, the values
+// of its args header, and the contract with the data path (which operands the
+// kernel uses, the tile order each carries, how many tiles each must hold).
+// docs/net2hlks.md describes every field; docs/artifacts.md the files.
+#pragma once
+#include "device/device_contract.h"
+#include "netlist/model.hpp"
+#include "netlist/validator.hpp"
+#include "support/diagnostics.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::hlk {
+
+using netlist::DataFormat;
+using netlist::Dim2;
+using netlist::MathFidelity;
+using netlist::UblockOrder;
+
+// The template an op's kernel is instantiated from.
+enum class Family { Unary, Binary, Matmul, Reduce, Fused };
+std::string_view familyName(Family f); // unary, binary, matmul, reduce, fused
+
+// The tile order of one operand: per t, the ublocks of the mblock in
+// `order`, each ublock row-major (lib/formats/blocking.hpp coreTileOrder for
+// one core). `t` counts the t slices one output t consumes times the op's t.
+struct Layout {
+  int64_t t = 1;
+  Dim2 mblock{1, 1};
+  Dim2 ublock{1, 1};
+  UblockOrder order = UblockOrder::R;
+
+  int64_t ublockTiles() const { return ublock.r * ublock.c; }
+  int64_t blockTiles() const { return mblock.r * mblock.c * ublockTiles(); } // one t
+  int64_t rowTiles() const { return mblock.r * ublock.r; }
+  int64_t colTiles() const { return mblock.c * ublock.c; }
+  // Position in the stream of one t of the tile at (row, col) of the block.
+  int64_t index(int64_t row, int64_t col) const;
+  friend bool operator==(const Layout&, const Layout&) = default;
+};
+
+enum class OperandRole { Input, Output, Intermediate, Spill };
+std::string_view roleName(OperandRole r); // input, output, intermediate, spill
+
+// One operand (BUDA numbering: 0-7 inputs, 16 output, 24-31 intermediates)
+// as the kernel uses it.
+struct OperandInfo {
+  int operand = 0;
+  OperandRole role = OperandRole::Input;
+  int index = -1;        // input index or intermediate index; -1 for output and spill
+  std::string source;    // inputs: the queue or op feeding it
+  DataFormat df = DataFormat::Float16_b;
+  std::optional<Layout> layout; // inputs and output: the tile order; kernel-internal buffers: none
+  int64_t minTiles = 0;         // the capacity the kernel needs to make progress
+  bool untilized = false;       // output written row-major (untilize_output)
+};
+
+// Values common to every family.
+struct CommonArgs {
+  int64_t t = 1;                 // output t slices per input
+  Dim2 mblock{1, 1}, ublock{1, 1};
+  UblockOrder order = UblockOrder::R;
+  MathFidelity fidelity = MathFidelity::HiFi4;
+  DataFormat destFormat = DataFormat::Float16_b; // acc_df: the dest register's format
+  std::vector<DataFormat> inFormats;
+  DataFormat outFormat = DataFormat::Float16_b;
+  DataFormat intermedFormat = DataFormat::Float16_b;
+  uint32_t reluMode = 0;          // 0 off, 1 min, 2 max (contract kCfgReluMode)
+  uint32_t reluThresholdBits = 0; // float32 bits
+  bool untilize = false;
+};
+
+struct UnaryArgs {
+  bool sfpu = false; // false: datacopy
+  contract::SfpuFunc func = contract::kSfpuExp;
+  uint32_t param = 0;
+  bool transposeIn0 = false;
+};
+
+struct BinaryArgs {
+  contract::EltwiseOp op = contract::kEltAdd;
+  contract::Broadcast bcastIn1 = contract::kBcastNone; // tile_broadcast of input 1
+};
+
+struct MatmulArgs {
+  int64_t mK = 1, uKt = 1;
+  int64_t accumulateZ = 1; // t slices summed into one output t (accumulate: true)
+  bool bias = false;
+  contract::Broadcast biasBcast = contract::kBcastRow; // float matmuls: row 0 of each bias tile
+  bool transposeIn1 = false;
+  bool sfpu = false;
+  contract::SfpuFunc func = contract::kSfpuGelu;
+  uint32_t param = 0;
+  bool spill = false; // partial sums leave dest between m_k blocks / accumulated slices
+};
+
+struct ReduceArgs {
+  bool overZ = false;
+  contract::ReduceDim dim = contract::kReduceRows; // r/c
+  contract::ReduceType type = contract::kReduceSum;
+  uint32_t scaleBits = 0x3F800000u;  // 1.0, or 1/extent for avg
+  int64_t mK = 1, uKt = 1;           // r/c: the reduced extent as m_k blocks of u_kt tiles
+  int64_t z = 1;                     // z: slices per output t
+};
+
+struct FusedPlan; // fused.hpp
+
+struct KernelConfig {
+  Family family = Family::Unary;
+  CommonArgs common;
+  UnaryArgs unary;
+  BinaryArgs binary;
+  MatmulArgs matmul;
+  ReduceArgs reduce;
+  std::shared_ptr<const FusedPlan> fused; // Family::Fused
+  std::vector<OperandInfo> operands;      // sorted by operand number
+};
+
+// Computes the kernel configuration of one op of a valid netlist. Problems
+// (unsupported op types, attributes, fused-op features) are reported on
+// `diags` (rules `hlk-*`, docs/net2hlks.md) and give nullopt.
+std::optional<KernelConfig> configureOp(const netlist::Netlist& nl, const netlist::Op& op,
+                                        const netlist::ValidationTarget& target, DiagnosticEngine& diags);
+
+// The generated files of one kernel.
+struct KernelText {
+  std::string argsHeader; // hlk_args.h
+  std::string source;     // hlks.cpp
+};
+KernelText renderKernel(const KernelConfig& config);
+
+// Float32 bit pattern of a double, as the args header carries floats.
+uint32_t floatBits(double v);
+
+} // namespace tessera::hlk

@@ -1,0 +1,250 @@
+// net2hlks: validate the netlist exactly as netlist-check does, generate every
+// selected op's kernel, share identical kernels, write the files and the
+// manifest (last), and a depfile.
+#include "hlk/driver.hpp"
+
+#include "device/soc_descriptor.hpp"
+#include "hlk/internal.hpp"
+#include "netlist/driver.hpp"
+#include "netlist/parser.hpp"
+#include "netlist/validator.hpp"
+#include "support/file_io.hpp"
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <set>
+
+namespace tessera::hlk {
+
+using namespace netlist;
+
+std::string contentHash(const KernelText& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto feed = [&](const std::string& s) {
+    for (unsigned char ch : s) {
+      h ^= ch;
+      h *= 0x100000001b3ull;
+    }
+    h ^= 0xFF; // separator: no concatenation of two texts equals another pair
+    h *= 0x100000001b3ull;
+  };
+  feed(text.argsHeader);
+  feed(text.source);
+  static const char* const kDigits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = kDigits[h & 0xF];
+  return s;
+}
+
+bool generateKernels(const Netlist& nl, const ValidationTarget& target, const Selection& selection,
+                     DiagnosticEngine& diags, Generation& out) {
+  std::map<std::string, KernelDir> byName; // dir -> kernel (sorted: deterministic)
+  std::map<std::string, std::string> dirOfText; // args + source -> dir
+  bool ok = true;
+  for (const Graph& g : nl.graphs) {
+    if (!selection.graph.empty() && g.name != selection.graph) continue;
+    for (const Op& op : g.ops) {
+      if (!selection.op.empty() && op.name != selection.op) continue;
+      auto config = configureOp(nl, op, target, diags);
+      if (!config) {
+        ok = false;
+        continue;
+      }
+      KernelText text = renderKernel(*config);
+      std::string key = text.argsHeader + '\0' + text.source;
+      std::string dir;
+      if (auto it = dirOfText.find(key); it != dirOfText.end()) {
+        dir = it->second;
+      } else {
+        std::string base = "kernels/" + std::string(familyName(config->family)) + "-" + contentHash(text);
+        dir = base;
+        // A hash collision between different texts: keep both, apart.
+        for (int n = 2; byName.count(dir); ++n) dir = base + "-" + std::to_string(n);
+        dirOfText.emplace(key, dir);
+        byName[dir] = KernelDir{dir, config->family, std::move(text), {}};
+      }
+      byName[dir].users.push_back(g.name + "/" + op.name);
+      OpKernel k;
+      k.graph = g.name;
+      k.op = op.name;
+      k.type = op.type.value;
+      if (config->family == Family::Fused) k.fusedOpId = op.attributes.fusedOpId.value;
+      k.kernelDir = dir;
+      k.family = config->family;
+      k.inputCount = g.inputCount.present() ? g.inputCount.value : 1;
+      k.gridSize = op.gridSize.value;
+      k.operands = std::move(config->operands);
+      out.ops.push_back(std::move(k));
+    }
+  }
+  for (auto& [name, dir] : byName) out.kernels.push_back(std::move(dir));
+  return ok;
+}
+
+namespace {
+
+const char* const kTool = "net2hlks";
+
+// A path as a make rule word: spaces and '#' backslash-escaped, '$' doubled.
+std::string makeEscape(const std::string& path) {
+  std::string out;
+  for (char ch : path) {
+    if (ch == ' ' || ch == '#') out += '\\';
+    if (ch == '$') out += '$';
+    out += ch;
+  }
+  return out;
+}
+
+// Writes `content` unless the file already holds exactly it (keeps the
+// timestamps of unchanged kernels, so their ELFs are not rebuilt).
+bool writeIfChanged(const std::string& path, const std::string& content, std::string& error) {
+  std::string readError;
+  if (auto old = readFile(path, readError); old && *old == content) return true;
+  return writeFileAtomic(path, content, error);
+}
+
+std::string listedArchs(const Netlist& nl) {
+  std::string s;
+  for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));
+  return s.empty() ? "none" : s;
+}
+
+} // namespace
+
+int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
+  std::optional<Arch> requested;
+  if (!opts.arch.empty()) {
+    requested = parseArch(opts.arch);
+    if (!requested) {
+      err << kTool << ": error: unknown --arch '" << opts.arch
+          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
+      return 2;
+    }
+  }
+  // --device: a descriptor file, else a bundled name.
+  std::optional<SocDescriptor> explicitDevice;
+  std::string deviceFile;
+  if (!opts.device.empty()) {
+    std::string readError;
+    if (auto text = readFile(opts.device, readError)) {
+      SourceBuffer buf(opts.device, std::move(*text));
+      DiagnosticEngine diags;
+      explicitDevice = parseSocDescriptor(buf, diags);
+      if (printDiagnostics(err, buf, diags, print) > 0 || !explicitDevice) return 1;
+      deviceFile = opts.device;
+    } else if (auto bundled = findBundledDescriptor(opts.device)) {
+      explicitDevice = std::move(bundled);
+    } else {
+      err << kTool << ": error: --device '" << opts.device << "': " << readError
+          << ", and it is not a bundled device (" << bundledDeviceList() << ")\n";
+      return 2;
+    }
+  }
+
+  std::string readError;
+  auto text = readFile(opts.input, readError);
+  if (!text) {
+    err << opts.input << ": error: cannot read netlist: " << readError << "\n";
+    return 1;
+  }
+  SourceBuffer source(opts.input, std::move(*text));
+  DiagnosticEngine diags;
+  std::optional<Netlist> nl = parseNetlist(source, diags);
+  std::optional<SocDescriptor> archDevice;
+  std::optional<ValidationTarget> target;
+  if (nl) {
+    // The target, as netlist-check picks it: --device, else --arch, else the netlist's first arch.
+    const SocDescriptor* device = explicitDevice ? &*explicitDevice : nullptr;
+    std::optional<Arch> arch;
+    if (device) arch = device->arch;
+    else if (requested) arch = requested;
+    else if (!nl->devices.arch.empty()) arch = nl->devices.arch.front().value;
+    if (arch) {
+      if (!device) {
+        archDevice = loadBundledDescriptor(defaultDescriptorName(*arch));
+        device = &*archDevice;
+      }
+      bool listed = false;
+      for (const auto& a : nl->devices.arch) listed |= a.value == *arch;
+      if (!listed && !nl->devices.arch.empty())
+        diags.error("arch-not-listed", nl->devices.arch.front().loc,
+                    "netlist is not for arch '" + std::string(archName(*arch)) + "': devices.arch lists " +
+                        listedArchs(*nl))
+            .note("the target comes from " + std::string(explicitDevice ? "--device" : "--arch"));
+      target = ValidationTarget{*arch, device};
+      validateNetlist(*nl, *target, diags);
+    }
+  }
+  if (printDiagnostics(err, source, diags, print) > 0 || !nl || !target) return 1;
+
+  // The selection must name something.
+  if (!opts.selection.graph.empty()) {
+    bool found = false;
+    for (const Graph& g : nl->graphs) found |= g.name == opts.selection.graph;
+    if (!found) {
+      err << kTool << ": error: --graph '" << opts.selection.graph << "': no such graph in " << opts.input << "\n";
+      return 2;
+    }
+  }
+  if (!opts.selection.op.empty()) {
+    bool found = false;
+    for (const Graph& g : nl->graphs)
+      for (const Op& op : g.ops)
+        found |= op.name == opts.selection.op && (opts.selection.graph.empty() || g.name == opts.selection.graph);
+    if (!found) {
+      err << kTool << ": error: --op '" << opts.selection.op << "': no such op in "
+          << (opts.selection.graph.empty() ? opts.input : "graph '" + opts.selection.graph + "'") << "\n";
+      return 2;
+    }
+  }
+
+  Generation gen;
+  gen.netlist = std::filesystem::path(opts.input).filename().string();
+  gen.arch = std::string(archName(target->arch));
+  gen.device = target->device->name;
+  DiagnosticEngine genDiags;
+  bool ok = generateKernels(*nl, *target, opts.selection, genDiags, gen);
+  if (printDiagnostics(err, source, genDiags, print) > 0 || !ok) return 1;
+
+  // Files: every kernel first, the manifest last (a reader that finds the
+  // manifest finds every file it names).
+  std::error_code ec;
+  std::filesystem::path outDir(opts.outDir);
+  std::string writeError;
+  for (const KernelDir& k : gen.kernels) {
+    std::filesystem::path dir = outDir / k.dir;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      err << dir.string() << ": error: cannot create directory: " << ec.message() << "\n";
+      return 1;
+    }
+    for (const auto& [name, content] :
+         {std::pair<const char*, const std::string*>{"hlk_args.h", &k.text.argsHeader}, {"hlks.cpp", &k.text.source}}) {
+      std::string path = (dir / name).string();
+      if (!writeIfChanged(path, *content, writeError)) {
+        err << path << ": error: cannot write: " << writeError << "\n";
+        return 1;
+      }
+    }
+  }
+  std::string manifest = (outDir / "manifest.yaml").string();
+  if (!writeFileAtomic(manifest, manifestYaml(gen), writeError)) {
+    err << manifest << ": error: cannot write: " << writeError << "\n";
+    return 1;
+  }
+  if (!opts.depfile.empty()) {
+    std::string deps = makeEscape(manifest) + ": " + makeEscape(opts.input);
+    if (!deviceFile.empty()) deps += " " + makeEscape(deviceFile);
+    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
+      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+      return 1;
+    }
+  }
+  (void)out;
+  return 0;
+}
+
+} // namespace tessera::hlk

@@ -1,0 +1,1120 @@
+// Fused ops: from the schedules to a plan (chains, groups, how each operand
+// is read, buffer capacities), and from the plan to the body of hlk_main.
+// The execution model is described in fused.hpp and docs/net2hlks.md.
+//
+// lib/netlist's validator has already enforced every constraint of
+// seeds/net2hlks-fused-op-constraints.md (the `fused-*` rules); what is
+// reported here (`hlk-fused-*`) is what this generator does not implement or
+// needs beyond those rules.
+#include "hlk/fused.hpp"
+
+#include "hlk/internal.hpp"
+#include "netlist/fused_buffer.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tessera::hlk {
+
+using namespace netlist;
+
+namespace {
+
+bool positive(Dim2 d) { return d.r > 0 && d.c > 0; }
+
+constexpr int kIntermedBase = static_cast<int>(contract::kFirstIntermediateOperand);
+constexpr int kOutputOperand = static_cast<int>(contract::kFirstOutputOperand);
+
+class FusedPlanner {
+public:
+  FusedPlanner(const Netlist& nl, const Op& op, const FusedOp& fused, const ValidationTarget& target,
+               DiagnosticEngine& diags, std::vector<OperandInfo>& operands)
+      : nl_(nl), op_(op), fused_(fused), target_(target), diags_(diags), operands_(operands) {
+    plan_.id = fused.id;
+    plan_.order = op.order();
+    for (size_t s = 0; s < fused.schedules.size(); ++s)
+      for (size_t p = 0; p < fused.schedules[s].ops.size(); ++p) subs_.push_back(&fused.schedules[s].ops[p]);
+  }
+
+  std::shared_ptr<const FusedPlan> run() {
+    if (fused_.intermediates.value > 8) {
+      diags_.error("hlk-fused-intermediates", fused_.intermediates.loc,
+                   "fused op " + quote(fused_.id) + ": " + std::to_string(fused_.intermediates.value) +
+                       " intermediate buffers, but kernels have operands 24-31 for at most 8")
+          .note(op_.loc, opText(op_) + " uses fused op " + quote(fused_.id));
+      return nullptr;
+    }
+    plan_.intermediates = static_cast<int>(std::max<int64_t>(fused_.intermediates.value, 0));
+    size_t index = 0;
+    for (size_t s = 0; s < fused_.schedules.size(); ++s)
+      for (size_t p = 0; p < fused_.schedules[s].ops.size(); ++p) describeSubOp(index++, s, p);
+    if (failed_) return nullptr;
+    checkDestChains();
+    if (failed_) return nullptr;
+    traceValues();
+    if (failed_) return nullptr;
+    planInputs();
+    if (failed_) return nullptr;
+    checkOutputWriter();
+    placeSpill();
+    if (failed_) return nullptr;
+    plan_.inputs = inputLayouts_;
+    plan_.output = blockLayout(op_.mblock.value, op_.ublock.value);
+    for (const Value& v : values_) plan_.values.push_back({v.operand, v.producer, v.layout});
+    formGroups();
+    finish();
+    if (failed_) return nullptr;
+    return std::make_shared<FusedPlan>(std::move(plan_));
+  }
+
+private:
+  // ------------------------------------------------------------ reporting
+  void report(const std::string& rule, size_t i, SourceLoc loc, const std::string& what,
+              std::vector<DiagNote> notes = {}) {
+    failed_ = true;
+    const SubOpPlan& s = plan_.subs.size() > i ? plan_.subs[i] : SubOpPlan{};
+    std::string name = s.name.empty() ? subs_[i]->name : s.name;
+    size_t sched = plan_.subs.size() > i ? s.sched : schedOf(i);
+    auto b = diags_.error(rule, loc.valid() ? loc : subs_[i]->loc,
+                          "fused op " + quote(fused_.id) + " schedule " + std::to_string(sched) + " sub-op " +
+                              quote(name) + ": " + what);
+    for (DiagNote& n : notes) b.note(n.loc, std::move(n.message));
+    b.note(op_.loc, opText(op_) + " uses fused op " + quote(fused_.id));
+  }
+  void unsupported(size_t i, SourceLoc loc, const std::string& what, std::vector<DiagNote> notes = {}) {
+    report("hlk-fused-unsupported", i, loc, what + " is not supported by net2hlks yet", std::move(notes));
+  }
+  size_t schedOf(size_t i) const {
+    size_t n = 0;
+    for (size_t s = 0; s < fused_.schedules.size(); ++s) {
+      n += fused_.schedules[s].ops.size();
+      if (i < n) return s;
+    }
+    return 0;
+  }
+  DiagNote subNote(size_t i, const std::string& what) const {
+    return {subs_[i]->loc, "sub-op " + quote(subs_[i]->name) + " " + what};
+  }
+
+  // ------------------------------------------------------------ sub-ops
+  void describeSubOp(size_t i, size_t sched, size_t pos) {
+    const FusedSubOp& s = *subs_[i];
+    SubOpPlan p;
+    p.name = s.name;
+    p.type = s.type.value;
+    p.sched = sched;
+    p.pos = pos;
+    p.mblock = s.mblock.value;
+    p.ublock = s.ublock.value;
+    plan_.subs.push_back(p);
+    SubOpPlan& sp = plan_.subs.back();
+    const std::string& type = s.type.value;
+    const SourceLoc typeLoc = locOr(s.type, s.loc);
+    size_t wantInputs = 1;
+    if (isCopyType(type)) {
+      sp.kind = SubOpPlan::Kind::Copy;
+    } else if (auto f = sfpuFuncOf(type)) {
+      sp.kind = SubOpPlan::Kind::Sfpu;
+      sp.func = *f;
+      std::string why;
+      auto param = sfpuParam(*f, s.attributes, why);
+      if (!param) return report("hlk-attribute", i, typeLoc, why);
+      sp.param = *param;
+    } else if (auto e = eltwiseOpOf(type)) {
+      sp.kind = SubOpPlan::Kind::Binary;
+      sp.eltOp = *e;
+      wantInputs = 2;
+    } else if (type == "matmul") {
+      sp.kind = SubOpPlan::Kind::Matmul;
+      wantInputs = 2;
+      const OpAttributes& a = s.attributes;
+      for (const char* key : {"bias", "accumulate", "requant", "dequant"})
+        if (const Attribute* q = a.find(key); q && q->value.is_boolean() && q->value.get<bool>())
+          return unsupported(i, q->loc, "a matmul sub-op with " + std::string(key) + ": true");
+      if (const Attribute* q = a.find("sfpu_op"); q && q->value.is_string() && q->value.get<std::string>() != "invalid")
+        return unsupported(i, q->loc, "a matmul sub-op with sfpu_op");
+      if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1)
+        return unsupported(i, typeLoc, "a matmul sub-op without m_k and u_kt");
+      sp.mK = a.mK.value;
+      sp.uKt = a.uKt.value;
+    } else if (type == "reduce") {
+      sp.kind = SubOpPlan::Kind::Reduce;
+      const OpAttributes& a = s.attributes;
+      const std::string& dim = a.reduceDim.value;
+      if (dim != "r" && dim != "c") return unsupported(i, locOr(a.reduceDim, typeLoc), "reduce over " + quote(dim) + " in a fused op");
+      sp.reduceDim = dim == "r" ? contract::kReduceRows : contract::kReduceCols;
+      const std::string& rt = a.reduceType.value;
+      if (rt != "sum" && rt != "max" && rt != "avg")
+        return report("hlk-attribute", i, locOr(a.reduceType, typeLoc), "reduce needs type sum, max or avg");
+      sp.reduceType = rt == "max" ? contract::kReduceMax : contract::kReduceSum;
+      if (a.mK.present() && a.uKt.present() && a.mK.value > 0 && a.uKt.value > 0) {
+        sp.mK = a.mK.value;
+        sp.uKt = a.uKt.value;
+      } else {
+        sp.mK = 0; // derived from the input's shape in planInputs/traceValues
+        sp.uKt = 1;
+      }
+    } else {
+      return unsupported(i, typeLoc, "sub-op type " + quote(type));
+    }
+    if (s.t.present() && op_.t.present() && s.t.value != op_.t.value)
+      return unsupported(i, s.t.loc, "t " + std::to_string(s.t.value) + " on a sub-op of an op with t " +
+                                         std::to_string(op_.t.value) + " (sub-ops run once per t of the op)");
+    if (!positive(sp.mblock) || !positive(sp.ublock))
+      return report("hlk-fused-dims", i, s.loc, "needs positive mblock and ublock");
+    if (s.inputs.size() != wantInputs)
+      return report("hlk-fused-dims", i, s.inputsLoc,
+                    type + " takes " + std::to_string(wantInputs) + " input(s), got " + std::to_string(s.inputs.size()));
+    reluOf(s.attributes, sp.reluMode, sp.reluThresholdBits);
+
+    // Operands and their TMs.
+    int destReads = 0;
+    for (size_t j = 0; j < s.inputs.size(); ++j) {
+      const Operand& in = s.inputs[j];
+      ReadPlan r;
+      r.name = in.name;
+      BufName b = parseBufName(in.name);
+      if (b.kind == BufKind::Dest) {
+        r.kind = ReadPlan::Kind::Dest;
+        ++destReads;
+        if (!in.tms.empty()) return unsupported(i, in.tmsLoc, "a TM on dest");
+      } else if (b.kind == BufKind::Intermed) {
+        r.kind = ReadPlan::Kind::Random;
+        r.operand = kIntermedBase + static_cast<int>(b.index);
+      } else if (b.kind == BufKind::Input) {
+        r.kind = ReadPlan::Kind::Random; // may become Stream in planInputs
+        r.operand = static_cast<int>(b.index);
+      } else {
+        return report("hlk-fused-dims", i, in.loc, "invalid input " + quote(in.name));
+      }
+      for (const Tm& tm : in.tms) {
+        if (tm.kind == TmKind::Broadcast && (tm.dim == 'r' || tm.dim == 'c')) {
+          if (b.kind != BufKind::Intermed)
+            return unsupported(i, tm.loc, "a broadcast of " + in.name + " (only intermediates are broadcast)");
+          (tm.dim == 'r' ? r.rowsMod : r.colsMod) = -1; // resolved from the producer's block in traceValues
+        } else if (tm.kind == TmKind::TileBroadcast) {
+          r.tileBcast = tm.dim == 'c' ? contract::kBcastCol : contract::kBcastRow;
+        } else {
+          return unsupported(i, tm.loc, "TM " + quote(std::string(tmKindName(tm.kind))) + " inside a fused op");
+        }
+      }
+      if (r.tileBcast != contract::kBcastNone && (sp.kind != SubOpPlan::Kind::Binary || j != 1))
+        return unsupported(i, in.tmsLoc, "tile_broadcast on input " + std::to_string(j) + " of a " + type + " sub-op");
+      sp.inputs.push_back(r);
+    }
+    if (destReads > 1) return unsupported(i, s.inputsLoc, "reading dest twice in one sub-op");
+    if (sp.kind == SubOpPlan::Kind::Binary && sp.inputs[1].kind == ReadPlan::Kind::Dest &&
+        sp.inputs[0].kind == ReadPlan::Kind::Dest)
+      return unsupported(i, s.inputsLoc, "reading dest twice in one sub-op");
+
+    BufName out = parseBufName(s.output.value);
+    sp.outName = s.output.value;
+    if (out.kind == BufKind::Dest) {
+      sp.out = SubOpPlan::Out::Dest;
+    } else if (out.kind == BufKind::Intermed) {
+      sp.out = SubOpPlan::Out::Intermed;
+      sp.outOperand = kIntermedBase + static_cast<int>(out.index);
+    } else if (out.kind == BufKind::Output) {
+      sp.out = SubOpPlan::Out::Output;
+      sp.outOperand = kOutputOperand;
+    } else {
+      return report("hlk-fused-dims", i, locOr(s.output, s.loc), "invalid output " + quote(s.output.value));
+    }
+  }
+
+  // A dest value is read by the very next sub-op of the same schedule, which
+  // writes the same block: the two run on the same ublock in dest.
+  void checkDestChains() {
+    const auto& subs = plan_.subs;
+    for (size_t i = 0; i < subs.size(); ++i) {
+      bool readsDest = false;
+      for (const ReadPlan& r : subs[i].inputs) readsDest |= r.kind == ReadPlan::Kind::Dest;
+      bool prevWritesDest = i > 0 && subs[i - 1].sched == subs[i].sched && subs[i - 1].out == SubOpPlan::Out::Dest;
+      if (readsDest && !prevWritesDest)
+        report("hlk-fused-dest-chain", i, subs_[i]->inputsLoc,
+               "reads dest, but the sub-op before it in the schedule does not write dest");
+      else if (readsDest && (subs[i - 1].mblock != subs[i].mblock || subs[i - 1].ublock != subs[i].ublock))
+        report("hlk-fused-dest-chain", i, locOr(subs_[i]->mblock, subs_[i]->loc),
+               "reads dest written as mblock " + dimText(subs[i - 1].mblock) + " x ublock " +
+                   dimText(subs[i - 1].ublock) + " but writes mblock " + dimText(subs[i].mblock) + " x ublock " +
+                   dimText(subs[i].ublock) + ": a dest chain works on one ublock at a time",
+               {subNote(i - 1, "writes dest")});
+      if (subs[i].out == SubOpPlan::Out::Dest) {
+        bool nextReads = false;
+        if (i + 1 < subs.size() && subs[i + 1].sched == subs[i].sched)
+          for (const ReadPlan& r : subs[i + 1].inputs) nextReads |= r.kind == ReadPlan::Kind::Dest;
+        if (!nextReads)
+          report("hlk-fused-dest-chain", i, locOr(subs_[i]->output, subs_[i]->loc),
+                 "writes dest, but the next sub-op of the schedule does not read it (the value would be lost)");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ values
+  // Each write of an intermediate buffer is a value; reads resolve to the
+  // value the buffer holds at that point (the validator guarantees one).
+  struct Value {
+    size_t producer = 0;
+    int operand = 0;
+    Layout layout;
+    std::vector<size_t> readers; // each once, in order
+    int popper = -1;
+  };
+
+  Layout blockLayout(Dim2 mb, Dim2 ub) const { return Layout{op_.t.value, mb, ub, op_.order()}; }
+
+  void traceValues() {
+    std::map<int, int> current; // operand -> value index
+    auto& subs = plan_.subs;
+    for (size_t i = 0; i < subs.size(); ++i) {
+      SubOpPlan& sp = subs[i];
+      readValue_.push_back(std::vector<int>(sp.inputs.size(), -1));
+      for (size_t j = 0; j < sp.inputs.size(); ++j) {
+        ReadPlan& r = sp.inputs[j];
+        if (r.kind == ReadPlan::Kind::Dest || r.operand < kIntermedBase) continue;
+        auto it = current.find(r.operand);
+        if (it == current.end()) {
+          report("hlk-fused-dims", i, subs_[i]->inputs[j].loc, r.name + " holds no value here");
+          return;
+        }
+        Value& v = values_[it->second];
+        readValue_[i][j] = it->second;
+        r.value = it->second;
+        if (v.readers.empty() || v.readers.back() != i) v.readers.push_back(i);
+        r.layout = v.layout;
+        if (r.rowsMod < 0) r.rowsMod = v.layout.rowTiles();
+        if (r.colsMod < 0) r.colsMod = v.layout.colTiles();
+      }
+      for (const auto* list : {&subs_[i]->pop, &subs_[i]->popLast})
+        for (const Field<std::string>& p : *list) {
+          BufName b = parseBufName(p.value);
+          if (b.kind != BufKind::Intermed) continue; // pops of inputs: the kernel pops inputs after their last reader
+          int operand = kIntermedBase + static_cast<int>(b.index);
+          auto it = current.find(operand);
+          if (it == current.end()) continue;
+          values_[it->second].popper = static_cast<int>(i);
+          current.erase(it);
+        }
+      if (sp.out == SubOpPlan::Out::Intermed) {
+        Value v;
+        v.producer = i;
+        v.operand = sp.outOperand;
+        v.layout = blockLayout(sp.mblock, sp.ublock);
+        current[sp.outOperand] = static_cast<int>(values_.size());
+        sp.outValue = static_cast<int>(values_.size());
+        values_.push_back(v);
+      }
+    }
+    for (const Value& v : values_)
+      if (v.popper < 0)
+        report("hlk-fused-dims", v.producer, locOr(subs_[v.producer]->output, subs_[v.producer]->loc),
+               "writes " + plan_.subs[v.producer].outName + " which is never popped");
+    // A reduce without m_k/u_kt reduces the whole extent of what it reads.
+    for (size_t i = 0; i < subs.size(); ++i) {
+      SubOpPlan& sp = subs[i];
+      if (sp.kind != SubOpPlan::Kind::Reduce || sp.mK != 0) continue;
+      const ReadPlan& r = sp.inputs[0];
+      if (r.operand >= kIntermedBase) {
+        sp.mK = sp.reduceDim == contract::kReduceRows ? r.layout.rowTiles() : r.layout.colTiles();
+      } else if (auto per = perCoreInput(static_cast<size_t>(r.operand))) {
+        sp.mK = sp.reduceDim == contract::kReduceRows ? per->r : per->c;
+      } else {
+        unsupported(i, subs_[i]->loc, "a reduce without m_k/u_kt on an input of unknown shape");
+      }
+    }
+    for (SubOpPlan& sp : subs)
+      if (sp.kind == SubOpPlan::Kind::Reduce) {
+        const double extent = static_cast<double>(sp.mK * sp.uKt) * 32.0;
+        sp.reduceScaleBits = subs_[&sp - &subs[0]]->attributes.reduceType.value == "avg" ? floatBits(1.0 / extent)
+                                                                                        : floatBits(1.0);
+      }
+  }
+
+  // Per-core tiles of op input i: the tensor (after the op-level TMs) split
+  // over the grid; {t, rows, cols}.
+  std::optional<TensorShape> perCoreInput(size_t i) const {
+    auto s = inputShape(nl_, op_, i);
+    if (!s) return std::nullopt;
+    Dim2 g = op_.gridSize.value;
+    if (g.r < 1 || g.c < 1) return std::nullopt;
+    return TensorShape{s->t, s->r / g.r, s->c / g.c};
+  }
+
+  // The tile order sub-op i needs for input j when it comes from an op input.
+  Layout inputLayoutFor(size_t i, size_t j) const {
+    const SubOpPlan& s = plan_.subs[i];
+    const Dim2 mb = s.mblock, ub = s.ublock;
+    if (s.kind == SubOpPlan::Kind::Matmul)
+      return j == 0 ? blockLayout({mb.r, s.mK}, {ub.r, s.uKt}) : blockLayout({s.mK, mb.c}, {s.uKt, ub.c});
+    if (s.kind == SubOpPlan::Kind::Reduce)
+      return s.reduceDim == contract::kReduceRows ? blockLayout({s.mK, mb.c}, {s.uKt, ub.c})
+                                                  : blockLayout({mb.r, s.mK}, {ub.r, s.uKt});
+    return blockLayout(mb, ub);
+  }
+
+  // Two blockings of the same tiles that stream them in the same order
+  // (e.g. mblock [2, 1] x ublock [1, 8] and mblock [2, 2] x ublock [1, 4] in order r).
+  static bool sameTileOrder(const Layout& a, const Layout& b) {
+    if (a == b) return true;
+    if (a.t != b.t || a.rowTiles() != b.rowTiles() || a.colTiles() != b.colTiles()) return false;
+    for (int64_t r = 0; r < a.rowTiles(); ++r)
+      for (int64_t c = 0; c < a.colTiles(); ++c)
+        if (a.index(r, c) != b.index(r, c)) return false;
+    return true;
+  }
+
+  static std::string layoutText(const Layout& l) {
+    return "mblock " + dimText(l.mblock) + " x ublock " + dimText(l.ublock) + " (" + std::to_string(l.rowTiles()) +
+           "x" + std::to_string(l.colTiles()) + " tiles)";
+  }
+
+  void planInputs() {
+    const size_t n = op_.inputs.size();
+    inputLayouts_.assign(n, std::nullopt);
+    inputReaders_.assign(n, {});
+    auto& subs = plan_.subs;
+    for (size_t i = 0; i < subs.size(); ++i)
+      for (size_t j = 0; j < subs[i].inputs.size(); ++j) {
+        ReadPlan& r = subs[i].inputs[j];
+        if (r.kind == ReadPlan::Kind::Dest || r.operand >= kIntermedBase) continue;
+        size_t in = static_cast<size_t>(r.operand);
+        if (in >= n) {
+          report("hlk-fused-dims", i, subs_[i]->inputs[j].loc, r.name + " but the op has " + std::to_string(n) + " input(s)");
+          continue;
+        }
+        Layout want = inputLayoutFor(i, j);
+        if (!inputLayouts_[in]) {
+          inputLayouts_[in] = want;
+          // The pipe delivers the op's input split over its grid; the reader
+          // must take exactly that many tiles. (Matmul input 1 and the inner
+          // dimension of input 0 are not split: every core gets them whole.)
+          if (auto per = perCoreInput(in)) {
+            const SubOpPlan& s = subs[i];
+            bool matmul = s.kind == SubOpPlan::Kind::Matmul;
+            auto full = inputShape(nl_, op_, in);
+            int64_t rows = matmul && j == 1 ? full->r : per->r;
+            int64_t cols = matmul ? (j == 0 ? full->c : per->c) : per->c;
+            if (per->t != op_.t.value || rows != want.rowTiles() || cols != want.colTiles())
+              report("hlk-fused-input-shape", i, subs_[i]->inputs[j].loc,
+                     "reads " + r.name + " as t " + std::to_string(op_.t.value) + ", " + layoutText(want) +
+                         " per core, but op input " + std::to_string(in) + " " + quote(op_.inputs[in].name) +
+                         " brings t " + std::to_string(per->t) + ", " + std::to_string(rows) + "x" +
+                         std::to_string(cols) + " tiles per core");
+          }
+        } else if (!sameTileOrder(*inputLayouts_[in], want)) {
+          size_t first = inputReaders_[in].front();
+          report("hlk-fused-input-layout", i, subs_[i]->inputs[j].loc,
+                 "reads " + r.name + " as " + layoutText(want) + " but sub-op " + quote(subs[first].name) +
+                     " reads it as " + layoutText(*inputLayouts_[in]) +
+                     ": an input reaches the kernel in one tile order",
+                 {subNote(first, "reads " + r.name)});
+        }
+        r.layout = *inputLayouts_[in];
+        if (inputReaders_[in].empty() || inputReaders_[in].back() != i) inputReaders_[in].push_back(i);
+      }
+    for (size_t in = 0; in < n; ++in)
+      if (inputReaders_[in].empty()) {
+        failed_ = true;
+        diags_.error("hlk-fused-unused-input", op_.inputs[in].loc,
+                     opText(op_) + ": input " + std::to_string(in) + " " + quote(op_.inputs[in].name) +
+                         " is read by no sub-op of fused op " + quote(fused_.id) +
+                         " (its tiles would never be popped); not supported by net2hlks yet");
+      }
+  }
+
+  // ------------------------------------------------------------ chains and groups
+  bool isEltwise(size_t i) const {
+    auto k = plan_.subs[i].kind;
+    return k != SubOpPlan::Kind::Matmul && k != SubOpPlan::Kind::Reduce;
+  }
+
+  // Chains: runs of sub-ops linked through dest; matmul and reduce alone.
+  void formChains() {
+    const auto& subs = plan_.subs;
+    for (size_t i = 0; i < subs.size(); ++i) {
+      bool continues = i > 0 && subs[i - 1].out == SubOpPlan::Out::Dest && subs[i - 1].sched == subs[i].sched;
+      if (!continues) chains_.push_back({});
+      chains_.back().push_back(i);
+    }
+  }
+
+  // Groups: consecutive element-wise chains of a schedule that write the same
+  // block run in lockstep, ublock by ublock, when the tile-level check of the
+  // whole plan accepts it (values they pass stream through one ublock of
+  // their buffer); anything else runs as a group of its own.
+  void formGroups() {
+    formChains();
+    std::vector<std::vector<size_t>> grouping;
+    for (size_t c = 0; c < chains_.size(); ++c) {
+      if (!grouping.empty() && canJoin(grouping.back(), c)) {
+        auto trial = grouping;
+        trial.back().push_back(c);
+        for (size_t r = c + 1; r < chains_.size(); ++r) trial.push_back({r});
+        buildGroups(trial);
+        if (verifyFusedPlan(plan_).error.empty()) {
+          grouping.back().push_back(c);
+          continue;
+        }
+      }
+      grouping.push_back({c});
+    }
+    buildGroups(grouping);
+  }
+
+  bool canJoin(const std::vector<size_t>& group, size_t c) const {
+    size_t a = chains_[group.front()].front(), b = chains_[c].front();
+    const SubOpPlan& x = plan_.subs[a];
+    const SubOpPlan& y = plan_.subs[b];
+    return isEltwise(a) && isEltwise(b) && x.sched == y.sched && x.mblock == y.mblock && x.ublock == y.ublock;
+  }
+
+  // Lays the grouping out as GroupPlans: which reads stream (one ublock at
+  // the front of the buffer) and which read a whole value, and where the
+  // waits and pops go.
+  void buildGroups(const std::vector<std::vector<size_t>>& grouping) {
+    auto& subs = plan_.subs;
+    plan_.groups.clear();
+    groupOf_.assign(subs.size(), 0);
+    chainOf_.assign(subs.size(), 0);
+    for (const auto& chainList : grouping) {
+      GroupPlan g;
+      const SubOpPlan& first = subs[chains_[chainList.front()].front()];
+      g.mblock = first.mblock;
+      g.ublock = first.ublock;
+      for (size_t c : chainList) {
+        ChainPlan cp;
+        cp.subs = chains_[c];
+        for (size_t i : cp.subs) {
+          groupOf_[i] = plan_.groups.size();
+          chainOf_[i] = g.chains.size();
+        }
+        g.chains.push_back(std::move(cp));
+      }
+      plan_.groups.push_back(std::move(g));
+    }
+    for (SubOpPlan& s : subs)
+      for (ReadPlan& r : s.inputs)
+        if (r.kind != ReadPlan::Kind::Dest) r.kind = ReadPlan::Kind::Random;
+    auto isChainGroup = [&](size_t g) { return isEltwise(plan_.groups[g].chains.front().subs.front()); };
+    auto chainAt = [&](size_t i) -> ChainPlan& { return plan_.groups[groupOf_[i]].chains[chainOf_[i]]; };
+    auto addOnce = [](std::vector<TileCount>& list, TileCount c) {
+      for (const TileCount& x : list)
+        if (x.operand == c.operand) return;
+      list.push_back(std::move(c));
+    };
+
+    // Intermediate values.
+    for (size_t vi = 0; vi < values_.size(); ++vi) {
+      const Value& v = values_[vi];
+      const size_t g = groupOf_[v.producer];
+      const std::string name = subs[v.producer].outName;
+      bool stream = isChainGroup(g) && v.popper >= 0 && groupOf_[static_cast<size_t>(v.popper)] == g;
+      for (size_t r : v.readers) {
+        stream &= groupOf_[r] == g;
+        for (const ReadPlan& rp : subs[r].inputs)
+          if (rp.value == static_cast<int>(vi)) stream &= rp.rowsMod == 0 && rp.colsMod == 0;
+      }
+      if (stream) {
+        const int64_t U = v.layout.ublockTiles();
+        for (size_t r : v.readers) {
+          for (ReadPlan& rp : subs[r].inputs)
+            if (rp.value == static_cast<int>(vi)) rp.kind = ReadPlan::Kind::Stream;
+          addOnce(chainAt(r).waits, {v.operand, U, name + " from " + quote(subs[v.producer].name) + ": streamed"});
+        }
+        chainAt(static_cast<size_t>(v.popper)).pops.push_back({v.operand, U, name + ": popped by " + quote(subs[v.popper].name)});
+        continue;
+      }
+      std::set<size_t> readerGroups;
+      for (size_t r : v.readers) readerGroups.insert(groupOf_[r]);
+      for (size_t rg : readerGroups)
+        plan_.groups[rg].waitAtStart.push_back({v.operand, v.layout.blockTiles(), name + " from " + quote(subs[v.producer].name)});
+      if (v.popper >= 0)
+        plan_.groups[groupOf_[static_cast<size_t>(v.popper)]].popAtEnd.push_back(
+            {v.operand, v.layout.blockTiles(), name + ": popped by " + quote(subs[v.popper].name)});
+    }
+
+    // Inputs: streamed when every reader is in one lockstep group that reads
+    // them in its own tile order; else held for the whole t (waited for
+    // before the first reader, popped after the last).
+    for (size_t in = 0; in < inputReaders_.size(); ++in) {
+      const auto& readers = inputReaders_[in];
+      if (readers.empty() || !inputLayouts_[in]) continue;
+      const size_t g0 = groupOf_[readers.front()], g1 = groupOf_[readers.back()];
+      const GroupPlan& g = plan_.groups[g0];
+      const Layout& l = *inputLayouts_[in];
+      const std::string name = "input" + std::to_string(in);
+      const int operand = static_cast<int>(in);
+      if (g0 == g1 && isChainGroup(g0) && sameTileOrder(l, blockLayout(g.mblock, g.ublock))) {
+        const int64_t U = g.ublock.r * g.ublock.c;
+        for (size_t r : readers) {
+          for (ReadPlan& rp : subs[r].inputs)
+            if (rp.operand == operand && rp.kind == ReadPlan::Kind::Random) rp.kind = ReadPlan::Kind::Stream;
+          addOnce(chainAt(r).waits, {operand, U, name + ": streamed"});
+        }
+        chainAt(readers.back()).pops.push_back({operand, U, name + ": done with this ublock"});
+        inputMin_[in] = U;
+      } else {
+        plan_.groups[g0].waitAtStart.push_back({operand, l.blockTiles(), name + ": held for the t"});
+        plan_.groups[g1].popAtEnd.push_back({operand, l.blockTiles(), name + ": last read here"});
+        inputMin_[in] = l.blockTiles();
+      }
+    }
+    auto byOperand = [](const TileCount& a, const TileCount& b) { return a.operand < b.operand; };
+    for (GroupPlan& g : plan_.groups) {
+      std::stable_sort(g.waitAtStart.begin(), g.waitAtStart.end(), byOperand);
+      std::stable_sort(g.popAtEnd.begin(), g.popAtEnd.end(), byOperand);
+      for (ChainPlan& c : g.chains) {
+        std::stable_sort(c.waits.begin(), c.waits.end(), byOperand);
+        std::stable_sort(c.pops.begin(), c.pops.end(), byOperand);
+      }
+    }
+  }
+
+  void checkOutputWriter() {
+    for (size_t i = 0; i < plan_.subs.size(); ++i) {
+      const SubOpPlan& s = plan_.subs[i];
+      if (s.out != SubOpPlan::Out::Output) continue;
+      if (s.mblock != op_.mblock.value || s.ublock != op_.ublock.value)
+        unsupported(i, locOr(subs_[i]->mblock, subs_[i]->loc),
+                    "writing the op's output as mblock " + dimText(s.mblock) + " x ublock " + dimText(s.ublock) +
+                        " when the op is blocked mblock " + dimText(op_.mblock.value) + " x ublock " +
+                        dimText(op_.ublock.value) + " (the output's tile order would differ)",
+                    {{op_.mblock.loc, "mblock of " + opText(op_)}});
+    }
+  }
+
+  // A matmul with m_k > 1 keeps its partial sums in an operand of its own,
+  // after the fused op's intermediates.
+  void placeSpill() {
+    for (size_t i = 0; i < plan_.subs.size(); ++i) {
+      const SubOpPlan& s = plan_.subs[i];
+      if (s.kind != SubOpPlan::Kind::Matmul || s.mK <= 1) continue;
+      int spill = kIntermedBase + plan_.intermediates;
+      if (spill >= static_cast<int>(contract::kOperandCount))
+        return unsupported(i, subs_[i]->loc,
+                           "a matmul with m_k > 1 in a fused op with 8 intermediates (no operand is left for its "
+                           "partial sums)");
+      plan_.spillOperand = spill;
+    }
+  }
+
+  // The plan as a whole: tile-level check, and the capacities it needs.
+  void finish() {
+    plan_.values.clear();
+    for (const Value& v : values_) plan_.values.push_back({v.operand, v.producer, v.layout});
+    PlanCheck check = verifyFusedPlan(plan_);
+    if (!check.error.empty()) {
+      failed_ = true;
+      diags_.error("hlk-internal", fused_.loc,
+                   "fused op " + quote(fused_.id) + ": internal error: the kernel plan does not hold: " + check.error)
+          .note(op_.loc, opText(op_) + " uses fused op " + quote(fused_.id));
+      return;
+    }
+    for (size_t in = 0; in < inputLayouts_.size(); ++in) {
+      if (!inputLayouts_[in]) continue;
+      OperandInfo o;
+      o.operand = static_cast<int>(in);
+      o.role = OperandRole::Input;
+      o.index = static_cast<int>(in);
+      o.source = op_.inputs[in].name;
+      o.df = in < op_.inDf.size() ? op_.inDf[in].value : op_.outDf.value;
+      o.layout = inputLayouts_[in];
+      o.minTiles = inputMin_[in];
+      operands_.push_back(std::move(o));
+    }
+    for (const auto& [operand, tiles] : check.peaks) {
+      if (operand < kIntermedBase) continue;
+      OperandInfo o;
+      o.operand = operand;
+      o.role = operand == plan_.spillOperand ? OperandRole::Spill : OperandRole::Intermediate;
+      o.index = operand == plan_.spillOperand ? -1 : operand - kIntermedBase;
+      o.df = op_.intermedDf.value;
+      o.minTiles = tiles;
+      operands_.push_back(std::move(o));
+    }
+  }
+
+  const Netlist& nl_;
+  const Op& op_;
+  const FusedOp& fused_;
+  const ValidationTarget& target_;
+  DiagnosticEngine& diags_;
+  std::vector<OperandInfo>& operands_;
+  std::vector<const FusedSubOp*> subs_;
+  FusedPlan plan_;
+  bool failed_ = false;
+  std::vector<Value> values_;
+  std::vector<std::vector<int>> readValue_;
+  std::vector<std::optional<Layout>> inputLayouts_;
+  std::vector<std::vector<size_t>> inputReaders_;
+  std::map<size_t, int64_t> inputMin_;
+  std::vector<std::vector<size_t>> chains_;
+  std::vector<size_t> groupOf_;
+  std::vector<size_t> chainOf_;
+};
+
+// ---------------------------------------------------------------- rendering
+
+std::string boolText(bool b) { return b ? "true" : "false"; }
+
+class BodyWriter {
+public:
+  explicit BodyWriter(const FusedPlan& plan) : plan_(plan) {}
+
+  std::string run() {
+    size_t sched = SIZE_MAX;
+    for (size_t gi = 0; gi < plan_.groups.size(); ++gi) {
+      const GroupPlan& g = plan_.groups[gi];
+      const SubOpPlan& first = plan_.subs[g.chains.front().subs.front()];
+      if (first.sched != sched) {
+        sched = first.sched;
+        line(1, "// ---- schedule " + std::to_string(sched));
+      }
+      group(gi, g);
+    }
+    return out_.str();
+  }
+
+private:
+  void line(int indent, const std::string& text) { out_ << std::string(static_cast<size_t>(indent) * 2 + 4, ' ') << text << "\n"; }
+
+  static std::string n(int64_t v) { return std::to_string(v); }
+
+  static std::string describe(const SubOpPlan& s) {
+    std::string ins;
+    for (const ReadPlan& r : s.inputs) {
+      ins += (ins.empty() ? "" : ", ") + r.name;
+      if (r.rowsMod) ins += " (broadcast r)";
+      if (r.colsMod) ins += " (broadcast c)";
+      if (r.tileBcast == contract::kBcastRow) ins += " (tile_broadcast r)";
+      if (r.tileBcast == contract::kBcastCol) ins += " (tile_broadcast c)";
+    }
+    return quote(s.name) + " " + s.type + "(" + ins + ") -> " + s.outName;
+  }
+
+  std::string orderR() const { return boolText(plan_.order == UblockOrder::R); }
+
+  // Tile index of operand `r` for the tile at (rowExpr, colExpr) of the view.
+  std::string index(const ReadPlan& r, const std::string& rowExpr, const std::string& colExpr,
+                    const std::string& streamIndex) const {
+    if (r.kind == ReadPlan::Kind::Stream) return streamIndex;
+    std::string row = r.rowsMod ? "(" + rowExpr + ") % " + n(r.rowsMod) : rowExpr;
+    std::string col = r.colsMod ? "(" + colExpr + ") % " + n(r.colsMod) : colExpr;
+    const Layout& l = r.layout;
+    return "tile_index<" + n(l.mblock.r) + ", " + n(l.mblock.c) + ", " + n(l.ublock.r) + ", " + n(l.ublock.c) + ", " +
+           boolText(l.order == UblockOrder::R) + ">(" + row + ", " + col + ")";
+  }
+
+  void counts(int indent, const std::vector<TileCount>& list, const char* call) {
+    for (const TileCount& c : list)
+      line(indent, std::string(call) + "(" + n(c.operand) + ", " + n(c.tiles) + ");  // " + c.what);
+  }
+
+  void ublockCoords(int indent, Dim2 mb) {
+    line(indent, "[[maybe_unused]] const int ubR = ublock_row<" + n(mb.r) + ", " + n(mb.c) + ", " + orderR() + ">(ub);");
+    line(indent, "[[maybe_unused]] const int ubC = ublock_col<" + n(mb.r) + ", " + n(mb.c) + ", " + orderR() + ">(ub);");
+  }
+
+  void relu(int indent, const SubOpPlan& s, const std::string& d) {
+    if (s.reluMode == 0) return;
+    line(indent, std::string("hlk_sfpu(") + (s.reluMode == 2 ? "kSfpuReluMax" : "kSfpuReluMin") + ", " + d + ", " +
+                     hex32(s.reluThresholdBits) + ");  // relu_en");
+  }
+
+  void pack(int indent, const SubOpPlan& s, int64_t tiles) {
+    if (s.out == SubOpPlan::Out::Output)
+      line(indent, "pack_output_ublock<" + n(s.ublock.r) + ", " + n(s.ublock.c) + ", " + n(s.mblock.r * s.mblock.c) +
+                       ">(ub, ubR, ubC);");
+    else
+      line(indent, "pack_tiles(" + n(s.outOperand) + ", " + n(tiles) + ");  // " + s.outName);
+  }
+
+  void group(size_t gi, const GroupPlan& g) {
+    const SubOpPlan& first = plan_.subs[g.chains.front().subs.front()];
+    if (first.kind == SubOpPlan::Kind::Matmul) return matmul(gi, g, first);
+    if (first.kind == SubOpPlan::Kind::Reduce) return reduce(gi, g, first);
+    lockstep(gi, g);
+  }
+
+  void lockstep(size_t gi, const GroupPlan& g) {
+    line(1, "// group " + n(static_cast<int64_t>(gi)) + ": mblock " + dimText(g.mblock) + " x ublock " +
+                dimText(g.ublock) + ", ublock by ublock");
+    for (const ChainPlan& c : g.chains) {
+      std::string text;
+      for (size_t i : c.subs) text += (text.empty() ? "" : "; ") + describe(plan_.subs[i]);
+      line(1, "//   " + text);
+    }
+    line(1, "{");
+    counts(2, g.waitAtStart, "hlk_wait_tiles");
+    line(2, "for (int ub = 0; ub < " + n(g.mblock.r * g.mblock.c) + "; ++ub) {");
+    ublockCoords(3, g.mblock);
+    for (const ChainPlan& c : g.chains) chain(g, c);
+    line(2, "}");
+    counts(2, g.popAtEnd, "hlk_pop_tiles");
+    line(1, "}");
+  }
+
+  void chain(const GroupPlan& g, const ChainPlan& c) {
+    const int64_t U = g.ublock.r * g.ublock.c;
+    counts(3, c.waits, "hlk_wait_tiles");
+    line(3, "hlk_acquire_dst();");
+    for (size_t i : c.subs) {
+      const SubOpPlan& s = plan_.subs[i];
+      bool copyFromDest = (s.kind == SubOpPlan::Kind::Copy) && s.inputs[0].kind == ReadPlan::Kind::Dest;
+      line(3, "// " + describe(s));
+      if (copyFromDest && s.reluMode == 0) {
+        line(3, "// (the value stays in dest)");
+        continue;
+      }
+      line(3, "for (int h = 0; h < " + n(g.ublock.r) + "; ++h) {");
+      line(4, "for (int w = 0; w < " + n(g.ublock.c) + "; ++w) {");
+      line(5, "const int d = h * " + n(g.ublock.c) + " + w;");
+      line(5, "[[maybe_unused]] const int row = ubR * " + n(g.ublock.r) + " + h;");
+      line(5, "[[maybe_unused]] const int col = ubC * " + n(g.ublock.c) + " + w;");
+      auto idx = [&](size_t j) { return index(s.inputs[j], "row", "col", "d"); };
+      switch (s.kind) {
+      case SubOpPlan::Kind::Copy:
+      case SubOpPlan::Kind::Sfpu:
+        if (s.inputs[0].kind != ReadPlan::Kind::Dest)
+          line(5, "hlk_copy_tile_to_dst(" + n(s.inputs[0].operand) + ", " + idx(0) + ", d);");
+        if (s.kind == SubOpPlan::Kind::Sfpu)
+          line(5, "hlk_sfpu(" + sfpuCode(s.func) + ", d, " + hex32(s.param) + ");");
+        break;
+      case SubOpPlan::Kind::Binary: {
+        const ReadPlan& a = s.inputs[0];
+        const ReadPlan& b = s.inputs[1];
+        if (a.kind == ReadPlan::Kind::Dest)
+          line(5, "hlk_binary_tile_dest_a(" + eltwiseCode(s.eltOp) + ", " + n(b.operand) + ", " + idx(1) + ", d, " +
+                      bcastCode(b.tileBcast) + ");");
+        else if (b.kind == ReadPlan::Kind::Dest)
+          line(5, "hlk_binary_tile_dest_b(" + eltwiseCode(s.eltOp) + ", " + n(a.operand) + ", " + idx(0) + ", d);");
+        else
+          line(5, "hlk_binary_tile(" + eltwiseCode(s.eltOp) + ", " + n(a.operand) + ", " + n(b.operand) + ", " +
+                      idx(0) + ", " + idx(1) + ", d, " + bcastCode(b.tileBcast) + ");");
+        break;
+      }
+      default: break;
+      }
+      relu(5, s, "d");
+      line(4, "}");
+      line(3, "}");
+    }
+    counts(3, c.pops, "hlk_pop_tiles");
+    pack(3, plan_.subs[c.subs.back()], U);
+    line(3, "hlk_release_dst();");
+  }
+
+  void matmul(size_t gi, const GroupPlan& g, const SubOpPlan& s) {
+    const int64_t U = s.ublock.r * s.ublock.c;
+    line(1, "// group " + n(static_cast<int64_t>(gi)) + ": " + describe(s));
+    line(1, "//   m_k " + n(s.mK) + ", u_kt " + n(s.uKt) + "; output mblock " + dimText(s.mblock) + " x ublock " +
+                dimText(s.ublock));
+    line(1, "{");
+    counts(2, g.waitAtStart, "hlk_wait_tiles");
+    line(2, "for (int kb = 0; kb < " + n(s.mK) + "; ++kb) {");
+    line(3, "for (int ub = 0; ub < " + n(s.mblock.r * s.mblock.c) + "; ++ub) {");
+    ublockCoords(4, s.mblock);
+    line(4, "hlk_acquire_dst();");
+    if (s.mK > 1) {
+      line(4, "if (kb == 0) {");
+      line(5, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
+      line(4, "} else {  // reload the partial sums of the previous m_k blocks");
+      line(5, "hlk_wait_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");");
+      line(5, "for (int d = 0; d < " + n(U) + "; ++d) hlk_copy_tile_to_dst(" + n(plan_.spillOperand) + ", d, d);");
+      line(5, "hlk_pop_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");");
+      line(4, "}");
+    } else {
+      line(4, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
+    }
+    line(4, "for (int k = 0; k < " + n(s.uKt) + "; ++k) {");
+    line(5, "const int inner = kb * " + n(s.uKt) + " + k;");
+    line(5, "for (int h = 0; h < " + n(s.ublock.r) + "; ++h) {");
+    line(6, "for (int w = 0; w < " + n(s.ublock.c) + "; ++w) {");
+    line(7, "hlk_mm_tile(" + n(s.inputs[0].operand) + ", " + n(s.inputs[1].operand) + ", " +
+                index(s.inputs[0], "ubR * " + n(s.ublock.r) + " + h", "inner", "") + ", " +
+                index(s.inputs[1], "inner", "ubC * " + n(s.ublock.c) + " + w", "") + ", h * " + n(s.ublock.c) +
+                " + w);");
+    line(6, "}");
+    line(5, "}");
+    line(4, "}");
+    auto finish = [&](int indent) {
+      if (s.reluMode) {
+        line(indent, "for (int d = 0; d < " + n(U) + "; ++d) {");
+        relu(indent + 1, s, "d");
+        line(indent, "}");
+      }
+      pack(indent, s, U);
+    };
+    if (s.mK > 1) {
+      line(4, "if (kb + 1 < " + n(s.mK) + ") {");
+      line(5, "pack_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");  // partial sums");
+      line(4, "} else {");
+      finish(5);
+      line(4, "}");
+    } else {
+      finish(4);
+    }
+    line(4, "hlk_release_dst();");
+    line(3, "}");
+    line(2, "}");
+    counts(2, g.popAtEnd, "hlk_pop_tiles");
+    line(1, "}");
+  }
+
+  void reduce(size_t gi, const GroupPlan& g, const SubOpPlan& s) {
+    const bool rows = s.reduceDim == contract::kReduceRows;
+    const int64_t K = s.mK * s.uKt;
+    line(1, "// group " + n(static_cast<int64_t>(gi)) + ": " + describe(s));
+    line(1, "//   reduce " + std::string(rows ? "r" : "c") + " over " + n(K) + " tiles; output mblock " +
+                dimText(s.mblock) + " x ublock " + dimText(s.ublock));
+    line(1, "{");
+    counts(2, g.waitAtStart, "hlk_wait_tiles");
+    line(2, "for (int ub = 0; ub < " + n(s.mblock.r * s.mblock.c) + "; ++ub) {");
+    ublockCoords(3, s.mblock);
+    line(3, "hlk_acquire_dst();");
+    const std::string type = s.reduceType == contract::kReduceMax ? "kReduceMax" : "kReduceSum";
+    if (rows) {
+      line(3, "for (int w = 0; w < " + n(s.ublock.c) + "; ++w) {");
+      line(4, "for (int k = 0; k < " + n(K) + "; ++k) {");
+      line(5, "hlk_reduce_tile(" + type + ", kReduceRows, " + n(s.inputs[0].operand) + ", " +
+                  index(s.inputs[0], "k", "ubC * " + n(s.ublock.c) + " + w", "") + ", w, " + hex32(s.reduceScaleBits) +
+                  ", k != 0);");
+    } else {
+      line(3, "for (int h = 0; h < " + n(s.ublock.r) + "; ++h) {");
+      line(4, "for (int k = 0; k < " + n(K) + "; ++k) {");
+      line(5, "hlk_reduce_tile(" + type + ", kReduceCols, " + n(s.inputs[0].operand) + ", " +
+                  index(s.inputs[0], "ubR * " + n(s.ublock.r) + " + h", "k", "") + ", h, " + hex32(s.reduceScaleBits) +
+                  ", k != 0);");
+    }
+    line(4, "}");
+    line(3, "}");
+    if (s.reluMode) {
+      line(3, "for (int d = 0; d < " + n(s.ublock.r * s.ublock.c) + "; ++d) {");
+      relu(4, s, "d");
+      line(3, "}");
+    }
+    pack(3, s, s.ublock.r * s.ublock.c);
+    line(3, "hlk_release_dst();");
+    line(2, "}");
+    counts(2, g.popAtEnd, "hlk_pop_tiles");
+    line(1, "}");
+  }
+
+  const FusedPlan& plan_;
+  std::ostringstream out_;
+};
+
+} // namespace
+
+
+// ---------------------------------------------------------------- verification
+
+namespace {
+
+// A tile as the verifier labels it: the value (>= 0), op input N (-1 - N) or
+// the partial sums of sub-op S (-1000 - S), and its row/col in that block.
+struct Tile {
+  int64_t tag = 0, row = 0, col = 0;
+  friend bool operator==(const Tile&, const Tile&) = default;
+};
+
+std::string tileText(const Tile& t) {
+  std::string what = t.tag >= 0 ? "value " + std::to_string(t.tag)
+                     : t.tag > -1000 ? "input" + std::to_string(-1 - t.tag)
+                                     : "partials of sub-op " + std::to_string(-1000 - t.tag);
+  return what + " (" + std::to_string(t.row) + ", " + std::to_string(t.col) + ")";
+}
+
+class PlanVerifier {
+public:
+  explicit PlanVerifier(const FusedPlan& plan) : plan_(plan) {}
+
+  PlanCheck run() {
+    for (size_t in = 0; in < plan_.inputs.size(); ++in) {
+      if (!plan_.inputs[in]) continue;
+      const Layout& l = *plan_.inputs[in];
+      std::vector<Tile> order(static_cast<size_t>(l.blockTiles()));
+      for (int64_t r = 0; r < l.rowTiles(); ++r)
+        for (int64_t c = 0; c < l.colTiles(); ++c)
+          order[static_cast<size_t>(l.index(r, c))] = {-1 - static_cast<int64_t>(in), r, c};
+      buf_[static_cast<int>(in)].assign(order.begin(), order.end());
+    }
+    for (size_t gi = 0; gi < plan_.groups.size() && why_.empty(); ++gi) group(gi);
+    PlanCheck result;
+    result.peaks = peak_;
+    result.error = why_.empty() ? finalCheck() : why_;
+    return result;
+  }
+
+private:
+  std::string finalCheck() const {
+    for (const auto& [operand, q] : buf_)
+      if (!q.empty())
+        return "operand " + std::to_string(operand) + " ends the t with " + std::to_string(q.size()) +
+               " tile(s), first " + tileText(q.front());
+    const Layout& o = plan_.output;
+    if (static_cast<int64_t>(output_.size()) != o.blockTiles())
+      return "the output gets " + std::to_string(output_.size()) + " tiles per t, not " + std::to_string(o.blockTiles());
+    for (size_t k = 0; k < output_.size(); ++k)
+      if (o.index(output_[k].first, output_[k].second) != static_cast<int64_t>(k))
+        return "output tile " + std::to_string(k) + " is (" + std::to_string(output_[k].first) + ", " +
+               std::to_string(output_[k].second) + "), out of the op's tile order";
+    return "";
+  }
+
+  void fail(const std::string& s) {
+    if (why_.empty()) why_ = s;
+  }
+
+  void push(int operand, Tile t) {
+    auto& q = buf_[operand];
+    q.push_back(t);
+    peak_[operand] = std::max<int64_t>(peak_[operand], static_cast<int64_t>(q.size()));
+  }
+
+  // The kernel may read the first `waited_` tiles of an operand: those it
+  // waited for and has not popped.
+  void wait(int operand, int64_t tiles, const std::string& where) {
+    if (static_cast<int64_t>(buf_[operand].size()) < tiles)
+      return fail(where + ": waits for " + std::to_string(tiles) + " tiles of operand " + std::to_string(operand) +
+                  " which only ever holds " + std::to_string(buf_[operand].size()) + " here (it would hang)");
+    waited_[operand] = std::max(waited_[operand], tiles);
+  }
+
+  void pop(int operand, int64_t tiles, const std::string& where) {
+    auto& q = buf_[operand];
+    if (static_cast<int64_t>(q.size()) < tiles || waited_[operand] < tiles)
+      return fail(where + ": pops " + std::to_string(tiles) + " tiles of operand " + std::to_string(operand) +
+                  " it has not waited for");
+    int64_t tag = q.front().tag;
+    for (int64_t k = 0; k < tiles; ++k) {
+      if (q.front().tag != tag) return fail(where + ": a pop of operand " + std::to_string(operand) + " spans two values");
+      q.pop_front();
+    }
+    waited_[operand] -= tiles;
+  }
+
+  void read(const ReadPlan& r, int64_t row, int64_t col, int64_t d, const std::string& where) {
+    if (r.kind == ReadPlan::Kind::Dest) return;
+    const int64_t sr = r.rowsMod ? row % r.rowsMod : row, sc = r.colsMod ? col % r.colsMod : col;
+    const int64_t index = r.kind == ReadPlan::Kind::Stream ? d : r.layout.index(sr, sc);
+    Tile want = r.value >= 0 ? Tile{r.value, sr, sc} : Tile{-1 - static_cast<int64_t>(r.operand), sr, sc};
+    const auto& q = buf_[r.operand];
+    if (index < 0 || index >= waited_[r.operand])
+      return fail(where + " reads " + r.name + " tile " + std::to_string(index) + " but waited for " +
+                  std::to_string(waited_[r.operand]));
+    if (!(q[static_cast<size_t>(index)] == want))
+      fail(where + " reads " + r.name + " tile " + std::to_string(index) + " = " + tileText(q[static_cast<size_t>(index)]) +
+           ", wants " + tileText(want));
+  }
+
+  void store(const SubOpPlan& s, int64_t row, int64_t col) {
+    if (s.out == SubOpPlan::Out::Output) output_.push_back({row, col});
+    else push(s.outOperand, {s.outValue, row, col});
+  }
+
+  std::pair<int64_t, int64_t> coords(Dim2 mb, int64_t ub) const {
+    bool r = plan_.order == UblockOrder::R;
+    return {r ? ub / mb.c : ub % mb.r, r ? ub % mb.c : ub / mb.r};
+  }
+
+  void group(size_t gi) {
+    const GroupPlan& g = plan_.groups[gi];
+    const std::string where = "group " + std::to_string(gi);
+    for (const auto& c : g.waitAtStart) wait(c.operand, c.tiles, where);
+    const size_t first = g.chains.front().subs.front();
+    const SubOpPlan& s = plan_.subs[first];
+    if (s.kind == SubOpPlan::Kind::Matmul) matmul(first, where);
+    else if (s.kind == SubOpPlan::Kind::Reduce) reduce(s, where);
+    else lockstep(g, where);
+    for (const auto& c : g.popAtEnd) pop(c.operand, c.tiles, where);
+  }
+
+  void lockstep(const GroupPlan& g, const std::string& where) {
+    for (int64_t ub = 0; ub < g.mblock.r * g.mblock.c && why_.empty(); ++ub) {
+      auto [ubR, ubC] = coords(g.mblock, ub);
+      for (const ChainPlan& c : g.chains) {
+        for (const auto& w : c.waits) wait(w.operand, w.tiles, where);
+        for (size_t i : c.subs)
+          for (int64_t h = 0; h < g.ublock.r; ++h)
+            for (int64_t w = 0; w < g.ublock.c; ++w)
+              for (const ReadPlan& r : plan_.subs[i].inputs)
+                read(r, ubR * g.ublock.r + h, ubC * g.ublock.c + w, h * g.ublock.c + w,
+                     where + " sub-op " + quote(plan_.subs[i].name));
+        for (const auto& p : c.pops) pop(p.operand, p.tiles, where);
+        const SubOpPlan& last = plan_.subs[c.subs.back()];
+        for (int64_t h = 0; h < g.ublock.r; ++h)
+          for (int64_t w = 0; w < g.ublock.c; ++w) store(last, ubR * g.ublock.r + h, ubC * g.ublock.c + w);
+      }
+    }
+  }
+
+  void matmul(size_t si, const std::string& where) {
+    const SubOpPlan& s = plan_.subs[si];
+    const int64_t tag = -1000 - static_cast<int64_t>(si);
+    for (int64_t kb = 0; kb < s.mK && why_.empty(); ++kb)
+      for (int64_t ub = 0; ub < s.mblock.r * s.mblock.c; ++ub) {
+        auto [ubR, ubC] = coords(s.mblock, ub);
+        if (kb > 0) {
+          auto& q = buf_[plan_.spillOperand];
+          for (int64_t h = 0; h < s.ublock.r; ++h)
+            for (int64_t w = 0; w < s.ublock.c; ++w) {
+              Tile want{tag, ubR * s.ublock.r + h, ubC * s.ublock.c + w};
+              if (q.empty() || !(q.front() == want)) return fail(where + ": reloads the wrong partial sums");
+              q.pop_front();
+            }
+        }
+        for (int64_t k = 0; k < s.uKt; ++k)
+          for (int64_t h = 0; h < s.ublock.r; ++h)
+            for (int64_t w = 0; w < s.ublock.c; ++w) {
+              int64_t inner = kb * s.uKt + k;
+              read(s.inputs[0], ubR * s.ublock.r + h, inner, -1, where);
+              read(s.inputs[1], inner, ubC * s.ublock.c + w, -1, where);
+            }
+        for (int64_t h = 0; h < s.ublock.r; ++h)
+          for (int64_t w = 0; w < s.ublock.c; ++w) {
+            const int64_t row = ubR * s.ublock.r + h, col = ubC * s.ublock.c + w;
+            if (kb + 1 < s.mK) push(plan_.spillOperand, {tag, row, col});
+            else store(s, row, col);
+          }
+      }
+  }
+
+  void reduce(const SubOpPlan& s, const std::string& where) {
+    const bool rows = s.reduceDim == contract::kReduceRows;
+    const int64_t K = s.mK * s.uKt;
+    for (int64_t ub = 0; ub < s.mblock.r * s.mblock.c && why_.empty(); ++ub) {
+      auto [ubR, ubC] = coords(s.mblock, ub);
+      for (int64_t x = 0; x < (rows ? s.ublock.c : s.ublock.r); ++x)
+        for (int64_t k = 0; k < K; ++k)
+          rows ? read(s.inputs[0], k, ubC * s.ublock.c + x, -1, where)
+               : read(s.inputs[0], ubR * s.ublock.r + x, k, -1, where);
+      for (int64_t h = 0; h < s.ublock.r; ++h)
+        for (int64_t w = 0; w < s.ublock.c; ++w) store(s, ubR * s.ublock.r + h, ubC * s.ublock.c + w);
+    }
+  }
+
+  const FusedPlan& plan_;
+  std::map<int, std::deque<Tile>> buf_;
+  std::map<int, int64_t> waited_;
+  std::map<int, int64_t> peak_;
+  std::vector<std::pair<int64_t, int64_t>> output_;
+  std::string why_;
+};
+
+} // namespace
+
+PlanCheck verifyFusedPlan(const FusedPlan& plan) { return PlanVerifier(plan).run(); }
+
+std::shared_ptr<const FusedPlan> planFusedOp(const Netlist& nl, const Op& op, const FusedOp& fused,
+                                             const ValidationTarget& target, DiagnosticEngine& diags,
+                                             std::vector<OperandInfo>& operands) {
+  return FusedPlanner(nl, op, fused, target, diags, operands).run();
+}
+
+std::string renderFusedBody(const FusedPlan& plan) { return BodyWriter(plan).run(); }
+
+} // namespace tessera::hlk

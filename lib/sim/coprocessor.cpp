@@ -1,0 +1,594 @@
+// The Tensix coprocessor: instruction decode, source-register banking and
+// stalls, UNPACK/PACK through lib/formats, and the math instructions (their
+// per-value arithmetic is in coprocessor_math.cpp). docs/device-model.md is
+// the specification; coprocessor.hpp explains the interface.
+#include "sim/coprocessor.hpp"
+
+#include "formats/formats.hpp"
+#include "netlist/enums.hpp"
+#include "sim/coprocessor_math.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace tessera::sim {
+
+namespace c = tessera::contract;
+using netlist::DataFormat;
+
+static_assert(static_cast<uint32_t>(DataFormat::Float32) == c::kFloat32);
+static_assert(static_cast<uint32_t>(DataFormat::Bfp8_b) == c::kBfp8_b);
+static_assert(static_cast<uint32_t>(DataFormat::Int8) == c::kInt8);
+static_assert(static_cast<uint32_t>(DataFormat::Int32) == c::kInt32);
+static_assert(static_cast<uint32_t>(DataFormat::RawUInt32) == c::kRawUInt32);
+static_assert(static_cast<uint32_t>(DataFormat::RawUInt32) + 1 == c::kDataFormatCount);
+
+namespace {
+
+constexpr size_t kDim = copmath::kDim;
+constexpr size_t kValues = copmath::kValues;
+using Tile = copmath::Tile;
+using IntTile = copmath::IntTile;
+
+const char* threadName(uint32_t thread) {
+  switch (thread) {
+  case c::kUnpackThread: return "unpack";
+  case c::kMathThread: return "math";
+  case c::kPackThread: return "pack";
+  default: return "?";
+  }
+}
+
+bool takesArgument(uint32_t opcode) {
+  return opcode == c::kOpSetConfig || opcode == c::kOpUnpack || opcode == c::kOpReduce || opcode == c::kOpSfpu ||
+         opcode == c::kOpPack;
+}
+
+// Bytes of one value in an untilized (row-major, headerless) row; 0 for the
+// Bfp formats, which cannot be untilized.
+uint32_t elementBytes(DataFormat df) {
+  switch (df) {
+  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
+  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 2;
+  case DataFormat::Lf8: case DataFormat::Fp8_e4m3: case DataFormat::Int8: case DataFormat::UInt8:
+  case DataFormat::RawUInt8: return 1;
+  default: return 0;
+  }
+}
+
+// Where a tile's values start (after the header and, for Int8/UInt8 tiles
+// that carry one, the 64-byte exponent section; docs/data-formats.md).
+size_t valueOffset(DataFormat df) {
+  const size_t dataBytes = kValues * elementBytes(df);
+  const size_t withExponents = formats::kTileHeaderBytes + kValues / formats::kBfpBlock + dataBytes;
+  return withExponents <= netlist::tileSizeBytes(df) ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
+                                                     : formats::kTileHeaderBytes;
+}
+
+// Row-major index of the v-th stored value: faces f0 f1 / f2 f3, each
+// row-major; raw formats are one row-major run.
+size_t rowMajorIndexOfStored(DataFormat df, size_t v) {
+  if (netlist::isRawFormat(df)) return v;
+  const size_t face = v / 256, inFace = v % 256;
+  return ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
+}
+
+uint32_t ceilDiv(uint64_t a, uint32_t b) { return static_cast<uint32_t>((a + b - 1) / (b ? b : 1)); }
+
+void transpose(Tile& t) {
+  for (size_t r = 0; r < kDim; ++r)
+    for (size_t col = r + 1; col < kDim; ++col) std::swap(t[r * kDim + col], t[col * kDim + r]);
+}
+
+void broadcast(Tile& t, uint32_t mode) {
+  switch (mode) {
+  case c::kBcastRow:
+    for (size_t r = 1; r < kDim; ++r) std::copy_n(&t[0], kDim, &t[r * kDim]);
+    break;
+  case c::kBcastCol:
+    for (size_t r = 0; r < kDim; ++r) std::fill_n(&t[r * kDim], kDim, t[r * kDim]);
+    break;
+  case c::kBcastScalar: t.fill(t[0]); break;
+  default: break;
+  }
+}
+
+IntTile toIntTile(const Tile& t) {
+  IntTile out;
+  for (size_t i = 0; i < kValues; ++i) out[i] = copmath::toInt32(t[i]);
+  return out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+struct Coprocessor::Outcome {
+  CopResult::Kind kind = CopResult::Kind::Accepted;
+  uint32_t fault = c::kCopOk;
+  uint32_t cycles = 0;
+  CopUnit unit = CopUnit::None;
+  std::string wait;
+
+  static Outcome done(CopUnit unit, uint32_t cycles) { return {CopResult::Kind::Accepted, c::kCopOk, cycles, unit, {}}; }
+  static Outcome fail(uint32_t code) { return {CopResult::Kind::Fault, code, 0, CopUnit::None, {}}; }
+  static Outcome stall(std::string why) { return {CopResult::Kind::Stall, c::kCopOk, 0, CopUnit::None, std::move(why)}; }
+};
+
+const char* copUnitName(CopUnit unit) {
+  switch (unit) {
+  case CopUnit::None: return "none";
+  case CopUnit::Config: return "config";
+  case CopUnit::Unpack: return "unpack";
+  case CopUnit::Math: return "math";
+  case CopUnit::Pack: return "pack";
+  }
+  return "none";
+}
+
+const char* copFaultName(uint32_t fault) {
+  switch (fault) {
+  case c::kCopOk: return "ok";
+  case c::kCopIllegalInstruction: return "illegal-instruction";
+  case c::kCopBadAddress: return "bad-address";
+  case c::kCopBadDestIndex: return "bad-dest-index";
+  case c::kCopBadFormat: return "bad-format";
+  default: return "unknown";
+  }
+}
+
+Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model)
+    : l1_(l1), model_(model), destF_(size_t{c::kDestTiles16} * kValues, 0.0f),
+      destI_(size_t{c::kDestTiles32} * kValues, 0), scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
+  reset();
+}
+
+void Coprocessor::reset() {
+  config_.fill(0);
+  srcA_ = SrcReg{};
+  srcB_ = SrcReg{};
+  std::fill(destF_.begin(), destF_.end(), 0.0f);
+  std::fill(destI_.begin(), destI_.end(), 0);
+  for (ThreadState& t : threads_) t = ThreadState{};
+}
+
+uint32_t Coprocessor::status(uint32_t thread) const {
+  return thread < c::kThreadCount ? threads_[thread].status : c::kCopOk;
+}
+
+std::string Coprocessor::describeWait(uint32_t thread) const {
+  return thread < c::kThreadCount ? threads_[thread].wait : std::string();
+}
+
+bool Coprocessor::stalled(uint32_t thread) const { return thread < c::kThreadCount && !threads_[thread].wait.empty(); }
+
+bool Coprocessor::awaitingArgument(uint32_t thread) const {
+  return thread < c::kThreadCount && threads_[thread].pending;
+}
+
+bool Coprocessor::destIs32() const {
+  return config_[c::kCfgDestFormat] == c::kFloat32 || config_[c::kCfgDestFormat] == c::kInt32;
+}
+bool Coprocessor::destIsInt() const { return config_[c::kCfgDestFormat] == c::kInt32; }
+uint32_t Coprocessor::destCapacity() const { return destIs32() ? c::kDestTiles32 : c::kDestTiles16; }
+
+float Coprocessor::destValue(uint32_t tile, size_t index) const {
+  if (tile >= destCapacity() || index >= kValues) return 0.0f;
+  if (destIsInt()) return static_cast<float>(destI_[tile * kValues + index]);
+  return destF_[tile * kValues + index];
+}
+
+bool Coprocessor::srcValid(bool srcB, int bank) const {
+  const SrcReg& s = srcB ? srcB_ : srcA_;
+  return bank >= 0 && bank < 2 && s.valid[static_cast<size_t>(bank)];
+}
+
+void Coprocessor::readDest(uint32_t tile, Tile& out) const {
+  if (destIsInt()) {
+    const int32_t* p = &destI_[tile * kValues];
+    for (size_t i = 0; i < kValues; ++i) out[i] = static_cast<float>(p[i]);
+  } else {
+    std::copy_n(&destF_[tile * kValues], kValues, out.begin());
+  }
+}
+
+void Coprocessor::writeDestFloat(uint32_t tile, Tile& values) {
+  formats::quantize(static_cast<DataFormat>(config_[c::kCfgDestFormat]), std::span<float>(values));
+  std::copy(values.begin(), values.end(), destF_.begin() + static_cast<ptrdiff_t>(tile * kValues));
+}
+
+bool Coprocessor::dataRangeOk(uint64_t address, uint64_t bytes) const {
+  return address >= c::kDataBufferBase && address + bytes <= l1_.size();
+}
+
+// ---------------------------------------------------------------------------
+CopResult Coprocessor::push(uint32_t thread, uint32_t word) {
+  if (thread >= c::kThreadCount) throw std::invalid_argument("Coprocessor::push: no thread " + std::to_string(thread));
+  ThreadState& ts = threads_[thread];
+  uint32_t first = word, arg = 0;
+  if (ts.pending) {
+    first = ts.first;
+    arg = word;
+  } else if (takesArgument(word >> c::kOpcodeShift)) {
+    ts.pending = true;
+    ts.first = word;
+    ts.wait.clear();
+    ++progress_;
+    return CopResult{CopResult::Kind::Accepted, c::kCopOk, 0, CopUnit::None};
+  }
+
+  Outcome o = execute(thread, first, arg);
+  if (o.kind == CopResult::Kind::Stall) {
+    ts.wait = std::move(o.wait);
+    ++counters_.stalls[thread];
+    return CopResult{CopResult::Kind::Stall, c::kCopOk, 0, CopUnit::None};
+  }
+  ts.pending = false;
+  ts.wait.clear();
+  ts.status = o.fault;
+  if (o.kind == CopResult::Kind::Fault) {
+    ++counters_.faults[thread];
+    return CopResult{CopResult::Kind::Fault, o.fault, 0, CopUnit::None};
+  }
+  ++progress_;
+  CopUnitCounters* unit = nullptr;
+  switch (o.unit) {
+  case CopUnit::Config: unit = &counters_.config; break;
+  case CopUnit::Unpack: unit = &counters_.unpack; break;
+  case CopUnit::Math: unit = &counters_.math; break;
+  case CopUnit::Pack: unit = &counters_.pack; break;
+  case CopUnit::None: break;
+  }
+  if (unit) {
+    ++unit->instructions;
+    unit->cycles += o.cycles;
+  }
+  return CopResult{CopResult::Kind::Accepted, c::kCopOk, o.cycles, o.unit};
+}
+
+Coprocessor::Outcome Coprocessor::execute(uint32_t thread, uint32_t word, uint32_t arg) {
+  const uint32_t opcode = word >> c::kOpcodeShift;
+  const uint32_t fields = word & 0xFFFFFFu;
+  switch (opcode) {
+  case c::kOpSetConfig: return execSetConfig(fields, arg);
+  case c::kOpUnpack: {
+    Outcome o = execUnpack(fields, arg);
+    if (o.kind == CopResult::Kind::Stall) o.wait = std::string(threadName(thread)) + " " + o.wait;
+    return o;
+  }
+  case c::kOpDatacopy: case c::kOpEltwise: case c::kOpMatmul: case c::kOpReduce: case c::kOpSfpu:
+  case c::kOpZeroDest: return execMath(thread, opcode, fields, arg);
+  case c::kOpPack: return execPack(fields, arg);
+  default: return Outcome::fail(c::kCopIllegalInstruction);
+  }
+}
+
+// ---------------------------------------------------------------- SETCONFIG
+Coprocessor::Outcome Coprocessor::execSetConfig(uint32_t fields, uint32_t value) {
+  if (fields & ~0xFFu) return Outcome::fail(c::kCopIllegalInstruction);
+  const uint32_t reg = fields & 0xFFu;
+  switch (reg) {
+  case c::kCfgMathFidelity:
+    if (value > c::kHiFi4) return Outcome::fail(c::kCopIllegalInstruction);
+    break;
+  case c::kCfgDestFormat:
+    if (value != c::kFloat32 && value != c::kFloat16 && value != c::kFloat16_b && value != c::kInt32)
+      return Outcome::fail(c::kCopBadFormat);
+    break;
+  case c::kCfgReluMode:
+    if (value > 2) return Outcome::fail(c::kCopIllegalInstruction);
+    break;
+  case c::kCfgReluThreshold: case c::kCfgUntilizeStride: break;
+  default: return Outcome::fail(c::kCopIllegalInstruction);
+  }
+  config_[reg] = value;
+  return Outcome::done(CopUnit::Config, model_.setConfig);
+}
+
+// ---------------------------------------------------------------- UNPACK
+Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) {
+  if (fields & ~0x3FFu) return Outcome::fail(c::kCopIllegalInstruction);
+  const uint32_t code = (fields >> c::kFormatShift) & c::kFormatMask;
+  if (code >= c::kDataFormatCount) return Outcome::fail(c::kCopBadFormat);
+  const auto df = static_cast<DataFormat>(code);
+  const bool zeros = fields & c::kUnpackZero;
+  const uint32_t bytes = netlist::tileSizeBytes(df);
+  if (!zeros && !dataRangeOk(address, bytes)) return Outcome::fail(c::kCopBadAddress);
+
+  const bool toB = fields & c::kUnpackToSrcB;
+  SrcReg& src = toB ? srcB_ : srcA_;
+  if (src.valid[src.writeBank])
+    return Outcome::stall(std::string("waits for a free ") + (toB ? "srcB" : "srcA") + " bank (both banks valid)");
+
+  Tile& tile = src.bank[src.writeBank];
+  if (zeros) {
+    tile.fill(0.0f);
+  } else {
+    formats::unpackTile(df, l1_.subspan(address, bytes), std::span<float, kValues>(tile));
+    if (fields & c::kUnpackTranspose) transpose(tile);
+    broadcast(tile, (fields >> c::kUnpackBcastShift) & 3u);
+  }
+  src.valid[src.writeBank] = true;
+  src.writeBank ^= 1u;
+  ++counters_.tilesUnpacked;
+  return Outcome::done(CopUnit::Unpack,
+                       zeros ? model_.unpackZeros : model_.unpackOverhead + ceilDiv(bytes, model_.l1BytesPerCycle));
+}
+
+// ---------------------------------------------------------------- math
+Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uint32_t fields, uint32_t arg) {
+  constexpr uint32_t kCommon = 0x7Fu;  // dest index, accumulate, keep srcA, keep srcB
+  uint32_t allowed = kCommon;
+  bool readsA = false, readsB = false;
+  const uint32_t eltOp = (fields >> c::kEltwiseOpShift) & 3u;
+  const uint32_t dim = (fields >> c::kReduceDimShift) & 3u;
+  const uint32_t rtype = (fields >> c::kReduceTypeShift) & 3u;
+  const uint32_t func = (fields >> c::kSfpuFuncShift) & 0xFFu;
+  switch (opcode) {
+  case c::kOpDatacopy: readsA = true; break;
+  case c::kOpEltwise:
+    allowed |= 0xFFFu;
+    readsA = !(fields & c::kEltwiseAFromDest);
+    readsB = !(fields & c::kEltwiseBFromDest);
+    break;
+  case c::kOpMatmul: readsA = readsB = true; break;
+  case c::kOpReduce:
+    allowed |= 0xFFFu;
+    if (dim > c::kReduceScalar || rtype > c::kReduceMax) return Outcome::fail(c::kCopIllegalInstruction);
+    readsA = true;
+    break;
+  case c::kOpSfpu:
+    allowed |= 0xFF00u;
+    if (func >= c::kSfpuFuncCount) return Outcome::fail(c::kCopIllegalInstruction);
+    if (func == c::kSfpuPower && arg > 0xFFFFu) return Outcome::fail(c::kCopIllegalInstruction);
+    break;
+  case c::kOpZeroDest: break;
+  default: return Outcome::fail(c::kCopIllegalInstruction);
+  }
+  if (fields & ~allowed) return Outcome::fail(c::kCopIllegalInstruction);
+  const uint32_t d = fields & c::kFieldDestIndexMask;
+  if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+
+  const bool aMissing = readsA && !srcA_.valid[srcA_.readBank];
+  const bool bMissing = readsB && !srcB_.valid[srcB_.readBank];
+  if (aMissing || bMissing)
+    return Outcome::stall(std::string(threadName(thread)) + " waits for " +
+                          (aMissing && bMissing ? "srcA and srcB" : aMissing ? "srcA" : "srcB") + " valid");
+
+  // --- execute (no stall or fault possible from here on) ---
+  const Tile& a = srcA_.bank[srcA_.readBank];
+  const Tile& b = srcB_.bank[srcB_.readBank];
+  const bool accumulate = fields & c::kFieldAccumulate;
+  const uint32_t fidelity = config_[c::kCfgMathFidelity];
+  const float scale = std::bit_cast<float>(arg);
+  uint32_t cycles = 0;
+
+  if (!destIsInt()) {
+    Tile cur;
+    readDest(d, cur);
+    Tile out{};
+    switch (opcode) {
+    case c::kOpDatacopy:
+      for (size_t i = 0; i < kValues; ++i) out[i] = accumulate ? cur[i] + a[i] : a[i];
+      cycles = model_.fpuTile;
+      break;
+    case c::kOpEltwise: {
+      const Tile& lhs = readsA ? a : cur;
+      const Tile& rhs = readsB ? b : cur;
+      for (size_t i = 0; i < kValues; ++i) {
+        float r = 0.0f;
+        switch (eltOp) {
+        case c::kEltAdd: r = lhs[i] + rhs[i]; break;
+        case c::kEltSub: r = lhs[i] - rhs[i]; break;
+        case c::kEltMul: r = copmath::eltwiseMultiply(fidelity, lhs[i], rhs[i]); break;
+        default: r = lhs[i] > rhs[i] ? lhs[i] : rhs[i]; break;
+        }
+        out[i] = accumulate ? cur[i] + r : r;
+      }
+      cycles = model_.fpuTile * (eltOp == c::kEltMul ? copmath::fidelityPhases(fidelity) : 1u);
+      break;
+    }
+    case c::kOpMatmul:
+      if (accumulate) out = cur;
+      copmath::matmulAccumulate(fidelity, b, a, out);
+      cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
+      ++counters_.matmulTiles;
+      break;
+    case c::kOpReduce: {
+      if (accumulate) out = cur;
+      const bool isMax = rtype == c::kReduceMax;
+      // Sum: a running sum seeded with dest (accumulate) or 0, adding
+      // x * scale in the reference's order. Max: max(x) * scale, then max
+      // with dest when accumulating.
+      auto reduceLine = [&](float seed, size_t start, size_t stride, size_t count) {
+        if (!isMax) {
+          float acc = seed;
+          for (size_t n = 0; n < count; ++n) acc += a[start + n * stride] * scale;
+          return acc;
+        }
+        float m = -std::numeric_limits<float>::infinity();
+        for (size_t n = 0; n < count; ++n) {
+          const float v = a[start + n * stride];
+          m = v > m ? v : m;
+        }
+        const float r = m * scale;
+        return accumulate ? (r > seed ? r : seed) : r;
+      };
+      auto seedOf = [&](size_t index) { return accumulate ? cur[index] : 0.0f; };
+      if (dim == c::kReduceRows) {
+        for (size_t col = 0; col < kDim; ++col) out[col] = reduceLine(seedOf(col), col, kDim, kDim);
+      } else if (dim == c::kReduceCols) {
+        for (size_t r = 0; r < kDim; ++r) out[r * kDim] = reduceLine(seedOf(r * kDim), r * kDim, 1, kDim);
+      } else {
+        out[0] = reduceLine(seedOf(0), 0, 1, kValues);  // rows outer, columns inner
+      }
+      cycles = dim == c::kReduceScalar ? model_.reduceScalar : model_.reduceRowsOrCols;
+      break;
+    }
+    case c::kOpSfpu:
+      for (size_t i = 0; i < kValues; ++i) out[i] = copmath::sfpu(func, arg, cur[i]);
+      break;
+    case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    }
+    writeDestFloat(d, out);
+  } else {
+    // Int32 dest: integer arithmetic; values saturate to the Int32 range.
+    IntTile cur;
+    for (size_t i = 0; i < kValues; ++i) cur[i] = destI_[d * kValues + i];
+    IntTile out{};
+    switch (opcode) {
+    case c::kOpDatacopy: {
+      const IntTile ia = toIntTile(a);
+      for (size_t i = 0; i < kValues; ++i) out[i] = accumulate ? cur[i] + ia[i] : ia[i];
+      cycles = model_.fpuTile;
+      break;
+    }
+    case c::kOpEltwise: {
+      const IntTile lhs = readsA ? toIntTile(a) : cur;
+      const IntTile rhs = readsB ? toIntTile(b) : cur;
+      for (size_t i = 0; i < kValues; ++i) {
+        int64_t r = 0;
+        switch (eltOp) {
+        case c::kEltAdd: r = lhs[i] + rhs[i]; break;
+        case c::kEltSub: r = lhs[i] - rhs[i]; break;
+        case c::kEltMul:
+          // The reference multiplies in float with the fidelity even for integers.
+          r = copmath::toInt32(copmath::eltwiseMultiply(fidelity, static_cast<float>(lhs[i]), static_cast<float>(rhs[i])));
+          break;
+        default: r = std::max(lhs[i], rhs[i]); break;
+        }
+        out[i] = accumulate ? cur[i] + r : r;
+      }
+      cycles = model_.fpuTile * (eltOp == c::kEltMul ? copmath::fidelityPhases(fidelity) : 1u);
+      break;
+    }
+    case c::kOpMatmul:
+      if (accumulate) out = cur;
+      copmath::matmulAccumulateInt(toIntTile(b), toIntTile(a), out);
+      cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
+      ++counters_.matmulTiles;
+      break;
+    case c::kOpReduce: {
+      if (accumulate) out = cur;
+      const IntTile ia = toIntTile(a);
+      const bool isMax = rtype == c::kReduceMax;
+      auto reduceLine = [&](int64_t seed, size_t start, size_t stride, size_t count) {
+        int64_t r = isMax ? ia[start] : 0;
+        for (size_t n = 0; n < count; ++n) {
+          const int64_t v = ia[start + n * stride];
+          r = isMax ? std::max(r, v) : r + v;
+        }
+        if (scale != 1.0f) r = copmath::toInt32(static_cast<double>(static_cast<float>(r) * scale));
+        if (!accumulate) return r;
+        return isMax ? std::max(seed, r) : seed + r;
+      };
+      if (dim == c::kReduceRows) {
+        for (size_t col = 0; col < kDim; ++col) out[col] = reduceLine(cur[col], col, kDim, kDim);
+      } else if (dim == c::kReduceCols) {
+        for (size_t r = 0; r < kDim; ++r) out[r * kDim] = reduceLine(cur[r * kDim], r * kDim, 1, kDim);
+      } else {
+        out[0] = reduceLine(cur[0], 0, 1, kValues);
+      }
+      cycles = dim == c::kReduceScalar ? model_.reduceScalar : model_.reduceRowsOrCols;
+      break;
+    }
+    case c::kOpSfpu:
+      for (size_t i = 0; i < kValues; ++i)
+        out[i] = copmath::toInt32(copmath::sfpu(func, arg, static_cast<float>(cur[i])));
+      break;
+    case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    }
+    for (size_t i = 0; i < kValues; ++i) destI_[d * kValues + i] = static_cast<int32_t>(copmath::saturateInt32(out[i]));
+  }
+
+  if (opcode == c::kOpSfpu) {
+    const uint32_t ops = func == c::kSfpuPower ? model_.sfpuPowerBase + arg : model_.sfpuOpsPerPass[func];
+    cycles = model_.sfpuPasses * ops;
+    ++counters_.sfpuTiles;
+  }
+
+  // Release the sources read, unless kept.
+  if (readsA && !(fields & c::kFieldKeepSrcA)) {
+    srcA_.valid[srcA_.readBank] = false;
+    srcA_.readBank ^= 1u;
+  }
+  if (readsB && !(fields & c::kFieldKeepSrcB)) {
+    srcB_.valid[srcB_.readBank] = false;
+    srcB_.readBank ^= 1u;
+  }
+  return Outcome::done(CopUnit::Math, cycles);
+}
+
+// ---------------------------------------------------------------- PACK
+Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
+  if (fields & ~0x7FFu) return Outcome::fail(c::kCopIllegalInstruction);
+  const uint32_t code = (fields >> c::kFormatShift) & c::kFormatMask;
+  if (code >= c::kDataFormatCount) return Outcome::fail(c::kCopBadFormat);
+  const auto df = static_cast<DataFormat>(code);
+  const bool untilize = fields & c::kPackUntilize;
+  const bool l1Accumulate = fields & c::kPackL1Accumulate;
+  if (untilize && netlist::isBfpFormat(df)) return Outcome::fail(c::kCopBadFormat);
+  const uint32_t d = fields & c::kFieldDestIndexMask;
+  if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+
+  const uint32_t tileBytes = netlist::tileSizeBytes(df);
+  const uint32_t rowBytes = static_cast<uint32_t>(kDim) * elementBytes(df);
+  const uint32_t stride = config_[c::kCfgUntilizeStride];
+  if (untilize) {
+    if (stride < rowBytes) return Outcome::fail(c::kCopIllegalInstruction);  // rows would overlap
+    if (!dataRangeOk(address, uint64_t{stride} * (kDim - 1) + rowBytes)) return Outcome::fail(c::kCopBadAddress);
+  } else if (!dataRangeOk(address, tileBytes)) {
+    return Outcome::fail(c::kCopBadAddress);
+  }
+
+  Tile values;
+  readDest(d, values);
+  std::span<uint8_t> scratch(scratch_.data(), tileBytes);
+  const size_t offset = valueOffset(df);
+  const uint32_t width = elementBytes(df);
+
+  if (l1Accumulate) {
+    Tile existing;
+    if (untilize) {
+      // Gather the rows into tile layout, then decode with lib/formats.
+      std::fill(scratch.begin(), scratch.end(), uint8_t{0});
+      for (size_t v = 0; v < kValues; ++v) {
+        const size_t rm = rowMajorIndexOfStored(df, v);
+        std::memcpy(&scratch[offset + v * width], &l1_[address + (rm / kDim) * stride + (rm % kDim) * width], width);
+      }
+      formats::unpackTile(df, scratch, std::span<float, kValues>(existing));
+    } else {
+      formats::unpackTile(df, l1_.subspan(address, tileBytes), std::span<float, kValues>(existing));
+    }
+    for (size_t i = 0; i < kValues; ++i) values[i] = existing[i] + values[i];
+  }
+
+  const uint32_t reluMode = config_[c::kCfgReluMode];
+  if (reluMode != 0) {
+    const float threshold = std::bit_cast<float>(config_[c::kCfgReluThreshold]);
+    for (float& v : values) v = copmath::relu(reluMode, threshold, v);
+  }
+
+  uint64_t bytesMoved = 0;
+  uint32_t cycles = model_.packOverhead;
+  if (untilize) {
+    formats::packTile(df, std::span<const float, kValues>(values), scratch);
+    for (size_t v = 0; v < kValues; ++v) {
+      const size_t rm = rowMajorIndexOfStored(df, v);
+      std::memcpy(&l1_[address + (rm / kDim) * stride + (rm % kDim) * width], &scratch[offset + v * width], width);
+    }
+    bytesMoved = uint64_t{rowBytes} * kDim;
+    cycles += static_cast<uint32_t>(kDim) * model_.untilizeRowOverhead;
+  } else {
+    formats::packTile(df, std::span<const float, kValues>(values), l1_.subspan(address, tileBytes));
+    bytesMoved = tileBytes;
+  }
+  if (l1Accumulate) bytesMoved *= 2;  // read back, then written
+  cycles += ceilDiv(bytesMoved, model_.l1BytesPerCycle);
+  ++counters_.tilesPacked;
+  return Outcome::done(CopUnit::Pack, cycles);
+}
+
+} // namespace tessera::sim

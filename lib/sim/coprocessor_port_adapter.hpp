@@ -1,0 +1,23 @@
+// Adapts lib/sim/coprocessor.hpp's Coprocessor to the core's CoprocessorPort
+// (tensix_core.hpp), so the two classes can evolve separately. Each accepted
+// instruction's cycles are charged to the hart that pushed it.
+#pragma once
+#include "sim/coprocessor.hpp"
+#include "sim/tensix_core.hpp"
+
+namespace tessera::sim {
+
+class CoprocessorPortAdapter final : public CoprocessorPort {
+public:
+  explicit CoprocessorPortAdapter(Coprocessor& cop) : cop_(cop) {}
+  PortResult push(Thread thread, uint32_t word, uint64_t cycle) override;
+  uint32_t status(Thread thread) const override { return cop_.status(thread); }
+  // Completed instructions of every unit: a stalled push changes none of them.
+  uint64_t progress() const override;
+  std::string waitReason(Thread thread) const override;
+
+private:
+  Coprocessor& cop_;
+};
+
+} // namespace tessera::sim

@@ -1,0 +1,4 @@
+#pragma once
+namespace args {
+constexpr int kInputCount = 2;
+}

@@ -1,0 +1,4 @@
+#pragma once
+namespace args {
+constexpr float kScale = 0.125f;
+}
