@@ -9,16 +9,16 @@
 #        golden  loader --target golden: runs every program to completion on the
 #                host reference model (netlists check rejects are REJECTED, not run)
 #        kernels net2hlks: the kernel of every op into a scratch directory, then
-#                hlkc on every kernel when $build/tools/hlkc/hlkc exists (netlists
-#                check rejects are REJECTED, not run); PASS = every op generated
-#                (and compiled)
+#                hlkc on every kernel when $build/tools/hlkc/hlkc exists (or
+#                $HLKC; HLKC= skips it) (netlists check rejects are REJECTED,
+#                not run); PASS = every op generated (and compiled)
 #
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
 # netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
 # 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden and
-# kernels add `, R rejected by check`). Exit status 0 only when no file FAILed (and, for check,
-# none was rejected).
+# kernels add `, R rejected by check`). Exit status 0 only when no file FAILed
+# (and, for check, none was rejected).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -58,7 +58,7 @@ fi
 
 passed=0; failed=0; rejected=0
 log="$(mktemp)"; trap 'rm -f "$log"' EXIT
-hlkc="$build/tools/hlkc/hlkc"
+hlkc="${HLKC-$build/tools/hlkc/hlkc}"   # kernels: HLKC= (empty) skips hlkc
 if [ "$stage" = kernels ]; then
   scratch="$(mktemp -d)"; trap 'rm -f "$log"; rm -rf "$scratch"' EXIT
 fi

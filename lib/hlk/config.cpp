@@ -22,6 +22,7 @@ std::string_view familyName(Family f) {
   case Family::Binary: return "binary";
   case Family::Matmul: return "matmul";
   case Family::Reduce: return "reduce";
+  case Family::Splice: return "splice";
   case Family::Fused: return "fused";
   }
   return "unary";
@@ -227,6 +228,7 @@ public:
     else if (eltwiseOpOf(type)) result = binary();
     else if (type == "matmul") result = matmul();
     else if (type == "reduce") result = reduce();
+    else if (type == "splice") result = splice();
     else if (type == "fused_op") result = fusedOp();
     else {
       diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
@@ -457,6 +459,75 @@ private:
     Layout in = rows ? Layout{op_.t.value, {r.mK, mb.c}, {r.uKt, ub.c}, UblockOrder::C}
                      : Layout{op_.t.value, {mb.r, r.mK}, {ub.r, r.uKt}, UblockOrder::R};
     addInput(0, in, in.ublockTiles());
+    addOutput();
+    return k_;
+  }
+
+  std::optional<KernelConfig> splice() {
+    k_.family = Family::Splice;
+    const OpAttributes& a = op_.attributes;
+    SpliceArgs& sp = k_.splice;
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    if (a.granularity.present() && a.granularity.value != "ublock" && a.granularity.value != "t")
+      return unsupported(a.granularity.loc, "splice granularity " + quote(a.granularity.value));
+    sp.tGranularity = a.granularity.present() && a.granularity.value == "t";
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value, grid = op_.gridSize.value;
+    const SourceLoc where = a.loc.valid() ? a.loc : op_.type.loc;
+    auto bad = [&](const std::string& what) {
+      diags_.error("hlk-attribute", where, opText(op_) + " (splice): " + what);
+      return std::nullopt;
+    };
+    // Units per pass of the output, and each input's units and tile order.
+    const int64_t outUnits = sp.tGranularity ? op_.t.value : mb.r * mb.c;
+    sp.unitUblocks = sp.tGranularity ? mb.r * mb.c : 1;
+    sp.passes = sp.tGranularity ? 1 : op_.t.value;
+    int64_t sumLength = 0;
+    std::vector<std::pair<Layout, int64_t>> layouts; // layout, units per pass
+    for (size_t i = 0; i < op_.inputs.size(); ++i) {
+      auto it = a.spliceInputs.find(static_cast<int>(i));
+      if (it == a.spliceInputs.end() || it->second.size() != 3)
+        return bad("needs attribute input" + std::to_string(i) + ": [index, length, stride]");
+      SpliceArgs::Range r{it->second[0], it->second[1], it->second[2]};
+      auto shape = inputShape(nl_, op_, i);
+      if (!shape) return bad("input " + std::to_string(i) + " has no known shape");
+      Layout l;
+      int64_t units = 0;
+      if (sp.tGranularity) {
+        if (shape->r != op_.gridSize.value.r * mb.r * ub.r || shape->c != op_.gridSize.value.c * mb.c * ub.c)
+          return bad("granularity t needs every input to have the output's rows and columns, input " +
+                     std::to_string(i) + " is " + shape->str());
+        l = Layout{shape->t, mb, ub, op_.order()};
+        units = shape->t;
+      } else {
+        if (shape->t != op_.t.value) return bad("granularity ublock keeps t, input " + std::to_string(i) + " is " + shape->str());
+        if (shape->r % grid.r || shape->c % grid.c || (shape->r / grid.r) % ub.r || (shape->c / grid.c) % ub.c)
+          return bad("input " + std::to_string(i) + " " + shape->str() + " is not whole " + dimText(ub) +
+                     " ublocks on every core of the " + dimText(grid) + " grid");
+        l = Layout{shape->t, {shape->r / grid.r / ub.r, shape->c / grid.c / ub.c}, ub, op_.order()};
+        units = l.mblock.r * l.mblock.c;
+      }
+      const std::string range = "input" + std::to_string(i) + " [" + std::to_string(r.index) + ", " +
+                                std::to_string(r.length) + ", " + std::to_string(r.stride) + "] over " +
+                                std::to_string(units) + " units";
+      if (r.index < 0 || r.length < 1 || r.stride < r.length || r.index + r.stride > units ||
+          units % (r.index + r.stride) != 0)
+        return bad(range + ": needs index >= 0, 1 <= length <= stride, and index + stride dividing the count");
+      sumLength += r.length;
+      sp.inputs.push_back(r);
+      layouts.push_back({l, units});
+    }
+    if (sumLength == 0 || outUnits % sumLength != 0)
+      return bad("the rounds (" + std::to_string(sumLength) + " units each) do not fill the output's " +
+                 std::to_string(outUnits) + " units");
+    sp.rounds = outUnits / sumLength;
+    for (size_t i = 0; i < sp.inputs.size(); ++i) {
+      const auto& r = sp.inputs[i];
+      if (sp.rounds * (r.index + r.stride) != layouts[i].second)
+        return bad("input" + std::to_string(i) + ": " + std::to_string(sp.rounds) + " rounds consume " +
+                   std::to_string(sp.rounds * (r.index + r.stride)) + " of its " +
+                   std::to_string(layouts[i].second) + " units; all must be consumed");
+      addInput(i, layouts[i].first, outLayout().ublockTiles());
+    }
     addOutput();
     return k_;
   }

@@ -22,8 +22,8 @@ using netlist::MathFidelity;
 using netlist::UblockOrder;
 
 // The template an op's kernel is instantiated from.
-enum class Family { Unary, Binary, Matmul, Reduce, Fused };
-std::string_view familyName(Family f); // unary, binary, matmul, reduce, fused
+enum class Family { Unary, Binary, Matmul, Reduce, Splice, Fused };
+std::string_view familyName(Family f); // unary, binary, matmul, reduce, splice, fused
 
 // The tile order of one operand: per t, the ublocks of the mblock in
 // `order`, each ublock row-major (lib/formats/blocking.hpp coreTileOrder for
@@ -107,6 +107,20 @@ struct ReduceArgs {
   int64_t z = 1;                     // z: slices per output t
 };
 
+// splice: per round, input i drops `index` units, copies `length` units to
+// the output and drops `stride - length` more. A unit is one ublock of the
+// op's ublock shape (granularity ublock) or one t slice (granularity t).
+struct SpliceArgs {
+  struct Range {
+    int64_t index = 0, length = 1, stride = 1;
+  };
+  std::vector<Range> inputs;
+  bool tGranularity = false;
+  int64_t unitUblocks = 1;   // ublocks per unit
+  int64_t passes = 1;        // per entry: the op's t (granularity ublock) or 1 (t)
+  int64_t rounds = 1;        // per pass
+};
+
 struct FusedPlan; // fused.hpp
 
 struct KernelConfig {
@@ -116,6 +130,7 @@ struct KernelConfig {
   BinaryArgs binary;
   MatmulArgs matmul;
   ReduceArgs reduce;
+  SpliceArgs splice;
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
   std::vector<OperandInfo> operands;      // sorted by operand number
 };

@@ -32,7 +32,8 @@ class FusedPlanner {
 public:
   FusedPlanner(const Netlist& nl, const Op& op, const FusedOp& fused, const ValidationTarget& target,
                DiagnosticEngine& diags, std::vector<OperandInfo>& operands)
-      : nl_(nl), op_(op), fused_(fused), target_(target), diags_(diags), operands_(operands) {
+      : nl_(nl), op_(op), fused_(fused), diags_(diags), operands_(operands) {
+    (void)target; // the arch-dependent fused-op rules are the validator's
     plan_.id = fused.id;
     plan_.order = op.order();
     for (size_t s = 0; s < fused.schedules.size(); ++s)
@@ -271,7 +272,6 @@ private:
     auto& subs = plan_.subs;
     for (size_t i = 0; i < subs.size(); ++i) {
       SubOpPlan& sp = subs[i];
-      readValue_.push_back(std::vector<int>(sp.inputs.size(), -1));
       for (size_t j = 0; j < sp.inputs.size(); ++j) {
         ReadPlan& r = sp.inputs[j];
         if (r.kind == ReadPlan::Kind::Dest || r.operand < kIntermedBase) continue;
@@ -281,7 +281,6 @@ private:
           return;
         }
         Value& v = values_[it->second];
-        readValue_[i][j] = it->second;
         r.value = it->second;
         if (v.readers.empty() || v.readers.back() != i) v.readers.push_back(i);
         r.layout = v.layout;
@@ -640,14 +639,12 @@ private:
   const Netlist& nl_;
   const Op& op_;
   const FusedOp& fused_;
-  const ValidationTarget& target_;
   DiagnosticEngine& diags_;
   std::vector<OperandInfo>& operands_;
   std::vector<const FusedSubOp*> subs_;
   FusedPlan plan_;
   bool failed_ = false;
   std::vector<Value> values_;
-  std::vector<std::vector<int>> readValue_;
   std::vector<std::optional<Layout>> inputLayouts_;
   std::vector<std::vector<size_t>> inputReaders_;
   std::map<size_t, int64_t> inputMin_;

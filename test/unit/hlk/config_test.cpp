@@ -314,3 +314,31 @@ TEST_CASE("content hash: 16 hex digits, depends on both files and where they spl
   CHECK(contentHash(KernelText{"header", "sourcE"}) != h);
   CHECK(contentHash(KernelText{"headers", "ource"}) != h);
 }
+
+TEST_CASE("splice: ranges, rounds and each input's blocking", "[hlk]") {
+  // a: 2x6 tiles per t = 6 ublocks of [1, 2] (mblock [2, 3]); b: 2 ublocks.
+  // Output mblock [2, 2] = 4 ublocks per t; a gives [1, 1, 2] (drop 1, copy 1,
+  // 3 per round), b [0, 1, 1]: 2 units per round, so 2 rounds per t, which
+  // consume a's 6 and b's 2 ublocks exactly.
+  auto l = load(netlistText(
+      queue("a", "HOST", "t: 2, mblock: [2, 3], ublock: [1, 2]", "Float16_b", 1) +
+          queue("b", "HOST", "t: 2, mblock: [2, 1], ublock: [1, 2]", "Float16_b", 2) +
+          queue("o", "su", "t: 2, mblock: [2, 2], ublock: [1, 2]", "Float16_b", 3),
+      "    su: {type: splice, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a, b], in_df: [Float16_b, Float16_b], "
+      "out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, math_fidelity: HiFi4, t: 2, mblock: [2, 2], "
+      "ublock: [1, 2], ublock_order: c, attributes: {input0: [1, 1, 2], input1: [0, 1, 1]}}\n"));
+  auto c = configure(l, "su");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.family == Family::Splice);
+  CHECK_FALSE(k.splice.tGranularity);
+  REQUIRE(k.splice.inputs.size() == 2);
+  CHECK(k.splice.inputs[0].index == 1);
+  CHECK(k.splice.inputs[0].stride == 2);
+  CHECK(k.splice.rounds == 2);
+  CHECK(k.splice.passes == 2);
+  CHECK(k.splice.unitUblocks == 1);
+  CHECK(*operand(k, 0).layout == Layout{2, {2, 3}, {1, 2}, UblockOrder::C});
+  CHECK(*operand(k, 1).layout == Layout{2, {2, 1}, {1, 2}, UblockOrder::C});
+  CHECK(contains(renderKernel(k).argsHeader, "constexpr int kSpliceIndex[2] = {1, 0};"));
+}

@@ -38,8 +38,9 @@ def pack_tile(values):  # values[r][c], 32x32 -> Float16_b tile bytes
 
 
 def tile_bytes(df):
-    return {"Float32": 4128, "Int32": 4128, "Float16": 2080, "Float16_b": 2080, "Bfp8": 1120, "Bfp8_b": 1120,
-            "Int8": 1120, "Bfp4": 608, "Bfp4_b": 608, "Bfp2": 352, "Bfp2_b": 352}[df]
+    return {"Float32": 4128, "Int32": 4128, "RawUInt32": 4128, "Float16": 2080, "Float16_b": 2080, "UInt16": 2080,
+            "RawUInt16": 2080, "Bfp8": 1120, "Bfp8_b": 1120, "Int8": 1120, "UInt8": 1120, "Bfp4": 608, "Bfp4_b": 608,
+            "Bfp2": 352, "Bfp2_b": 352, "Lf8": 1056, "Fp8_e4m3": 1056, "RawUInt8": 1056}[df]
 
 
 def unpack_tile(data):
@@ -91,6 +92,49 @@ def tile_of(x, t, rt, ct, transpose=False):
 def matmul(a, b):
     n, k, m = len(a), len(b), len(b[0])
     return [[sum(a[i][x] * b[x][j] for x in range(k)) for j in range(m)] for i in range(n)]
+
+
+def header_array(args_h, name):
+    line = next(l for l in args_h.splitlines() if " " + name + "[" in l)
+    return [int(v) for v in line.split("{")[1].split("}")[0].split(",")]
+
+
+def header_int(args_h, name):
+    line = next(l for l in args_h.splitlines() if " " + name + " = " in l)
+    return line.split(" = ")[1].split(";")[0]
+
+
+def check_splice(opname, raw, order, entries, inputs, data, out, args_h):
+    """splice: which input tile each output tile must be, by the rounds of
+    docs/golden-special-ops.md, then compare tile by tile."""
+    index, length, stride = (header_array(args_h, n) for n in ("kSpliceIndex", "kSpliceLength", "kSpliceStride"))
+    by_t = header_int(args_h, "kSpliceByT") == "true"
+    streams = {o["index"]: layout_order(o) for o in inputs}
+    ub = out["ublock"][0] * out["ublock"][1]
+    unit = len(order) // out["t"] if by_t else ub  # tiles per unit (one t's block, or one ublock)
+    per_pass = len(order) if by_t else len(order) // out["t"]
+    source = []  # per output tile of one entry: (input, t, rt, ct)
+    for p in range(len(order) // per_pass):
+        nxt = {i: 0 for i in streams}
+        while len(source) < (p + 1) * per_pass:
+            for i in sorted(streams):
+                base = (0 if by_t else p * (len(streams[i]) // out["t"]))
+                nxt[i] += index[i]
+                for l in range(length[i]):
+                    for k in range(unit):
+                        source.append((i,) + streams[i][base + (nxt[i] + l) * unit + k])
+                nxt[i] += stride[i]
+    n = len(raw) // 2080
+    for k in range(n):
+        e, j = k // len(order), k % len(order)
+        i, t, rt, ct = source[j]
+        want = tile_of(data[i][e], t, rt, ct)
+        got = unpack_tile(raw[k * 2080:(k + 1) * 2080])
+        if got != want:
+            print("FAIL %s: entry %d output tile %d is not input%d tile (t %d, %d, %d)" % (opname, e, j, i, t, rt, ct))
+            return 1
+    print("OK %s: %d tiles" % (opname, n))
+    return 0
 
 
 def main():
@@ -148,6 +192,9 @@ def main():
     if run_only:
         print("OK %s: %d tiles" % (opname, n))
         return 0
+
+    if op["type"] == "splice":
+        return check_splice(opname, raw, order, entries, inputs, data, out, args_h)
 
     # Expected output per entry.
     rows, cols = dims(out)
