@@ -2,6 +2,7 @@
 // reference model computes on. Values are floats already rounded to the data
 // format they were last stored in (see formats.hpp).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -36,5 +37,21 @@ struct Tensor {
   const float* matrix(int64_t wi, int64_t zi) const { return data.data() + index(wi, zi, 0, 0); }
   bool sameShape(const Tensor& o) const { return w == o.w && z == o.z && r == o.r && c == o.c; }
 };
+
+// Entries [1][z][r][c] stacked into [n][z][r][c] (n = entries.size(); every
+// entry must have that shape). Exact RawUInt32 words travel along when every
+// entry has them.
+inline Tensor stackEntries(const std::vector<const Tensor*>& entries, int64_t z, int64_t r, int64_t c) {
+  Tensor out(static_cast<int64_t>(entries.size()), z, r, c);
+  const size_t per = static_cast<size_t>(z * r * c);
+  bool words = !entries.empty();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    std::copy(entries[i]->data.begin(), entries[i]->data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
+    words = words && entries[i]->rawBits.size() == per;
+  }
+  if (words)
+    for (const Tensor* e : entries) out.rawBits.insert(out.rawBits.end(), e->rawBits.begin(), e->rawBits.end());
+  return out;
+}
 
 } // namespace tessera::formats

@@ -70,14 +70,10 @@ std::optional<int64_t> testArgDefault(const netlist::Netlist& nl, const std::str
 
 Tensor concatEntries(const std::vector<Tensor>& entries, const netlist::Queue& q) {
   auto shape = netlist::queueShape(q);
-  int64_t t = shape ? shape->t : 1, r = shape ? shape->r * formats::kTileDim : 0, c = shape ? shape->c * formats::kTileDim : 0;
-  Tensor out(static_cast<int64_t>(entries.size()), t, r, c);
-  size_t per = static_cast<size_t>(t * r * c);
-  for (size_t i = 0; i < entries.size(); ++i)
-    std::copy(entries[i].data.begin(), entries[i].data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
-  if (!entries.empty() && std::all_of(entries.begin(), entries.end(), [&](const Tensor& e) { return e.rawBits.size() == per; }))
-    for (const Tensor& e : entries) out.rawBits.insert(out.rawBits.end(), e.rawBits.begin(), e.rawBits.end());
-  return out;
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& e : entries) ptrs.push_back(&e);
+  return formats::stackEntries(ptrs, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
+                               shape ? shape->c * formats::kTileDim : 0);
 }
 
 std::string dims(const Tensor& t) {

@@ -57,18 +57,6 @@ const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
 namespace {
 
 // Stacks entries [1][t][r][c] into one [n][t][r][c] tensor.
-Tensor stack(const std::vector<const Tensor*>& entries) {
-  const Tensor& first = *entries.front();
-  Tensor out(static_cast<int64_t>(entries.size()), first.z, first.r, first.c);
-  size_t per = first.size();
-  for (size_t i = 0; i < entries.size(); ++i)
-    std::copy(entries[i]->data.begin(), entries[i]->data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
-  // Exact RawUInt32 words travel along when every entry has them.
-  if (std::all_of(entries.begin(), entries.end(), [&](const Tensor* e) { return e->rawBits.size() == per; }))
-    for (const Tensor* e : entries) out.rawBits.insert(out.rawBits.end(), e->rawBits.begin(), e->rawBits.end());
-  return out;
-}
-
 Tensor entryOf(const Tensor& t, int64_t w) {
   Tensor out(1, t.z, t.r, t.c);
   size_t per = out.size();
@@ -122,7 +110,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         for (int64_t i = 0; i < n; ++i) entries.push_back(io.read(operand.name, i));
         std::vector<const Tensor*> ptrs;
         for (const auto& e : entries) ptrs.push_back(&e);
-        value = stack(ptrs);
+        value = formats::stackEntries(ptrs, ptrs.front()->z, ptrs.front()->r, ptrs.front()->c);
       }
       try {
         if (operand.unpad) value = golden::unpadTiles(value, *operand.unpad);
