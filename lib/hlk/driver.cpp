@@ -7,6 +7,7 @@
 #include "hlk/internal.hpp"
 #include "netlist/driver.hpp"
 #include "netlist/parser.hpp"
+#include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
 
@@ -86,29 +87,12 @@ namespace {
 
 const char* const kTool = "net2hlks";
 
-// A path as a make rule word: spaces and '#' backslash-escaped, '$' doubled.
-std::string makeEscape(const std::string& path) {
-  std::string out;
-  for (char ch : path) {
-    if (ch == ' ' || ch == '#') out += '\\';
-    if (ch == '$') out += '$';
-    out += ch;
-  }
-  return out;
-}
-
 // Writes `content` unless the file already holds exactly it (keeps the
 // timestamps of unchanged kernels, so their ELFs are not rebuilt).
 bool writeIfChanged(const std::string& path, const std::string& content, std::string& error) {
   std::string readError;
   if (auto old = readFile(path, readError); old && *old == content) return true;
   return writeFileAtomic(path, content, error);
-}
-
-std::string listedArchs(const Netlist& nl) {
-  std::string s;
-  for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));
-  return s.empty() ? "none" : s;
 }
 
 } // namespace
@@ -124,25 +108,9 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
       return 2;
     }
   }
-  // --device: a descriptor file, else a bundled name.
-  std::optional<SocDescriptor> explicitDevice;
-  std::string deviceFile;
-  if (!opts.device.empty()) {
-    std::string readError;
-    if (auto text = readFile(opts.device, readError)) {
-      SourceBuffer buf(opts.device, std::move(*text));
-      DiagnosticEngine diags;
-      explicitDevice = parseSocDescriptor(buf, diags);
-      if (printDiagnostics(err, buf, diags, print) > 0 || !explicitDevice) return 1;
-      deviceFile = opts.device;
-    } else if (auto bundled = findBundledDescriptor(opts.device)) {
-      explicitDevice = std::move(bundled);
-    } else {
-      err << kTool << ": error: --device '" << opts.device << "': " << readError
-          << ", and it is not a bundled device (" << bundledDeviceList() << ")\n";
-      return 2;
-    }
-  }
+  DeviceCache devices;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
 
   std::string readError;
   auto text = readFile(opts.input, readError);
@@ -153,30 +121,11 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
   SourceBuffer source(opts.input, std::move(*text));
   DiagnosticEngine diags;
   std::optional<Netlist> nl = parseNetlist(source, diags);
-  std::optional<SocDescriptor> archDevice;
   std::optional<ValidationTarget> target;
   if (nl) {
-    // The target, as netlist-check picks it: --device, else --arch, else the netlist's first arch.
-    const SocDescriptor* device = explicitDevice ? &*explicitDevice : nullptr;
-    std::optional<Arch> arch;
-    if (device) arch = device->arch;
-    else if (requested) arch = requested;
-    else if (!nl->devices.arch.empty()) arch = nl->devices.arch.front().value;
-    if (arch) {
-      if (!device) {
-        archDevice = loadBundledDescriptor(defaultDescriptorName(*arch));
-        device = &*archDevice;
-      }
-      bool listed = false;
-      for (const auto& a : nl->devices.arch) listed |= a.value == *arch;
-      if (!listed && !nl->devices.arch.empty())
-        diags.error("arch-not-listed", nl->devices.arch.front().loc,
-                    "netlist is not for arch '" + std::string(archName(*arch)) + "': devices.arch lists " +
-                        listedArchs(*nl))
-            .note("the target comes from " + std::string(explicitDevice ? "--device" : "--arch"));
-      target = ValidationTarget{*arch, device};
-      validateNetlist(*nl, *target, diags);
-    }
+    // The target as netlist-check picks it.
+    target = chooseTarget(*nl, requested, devices, diags);
+    if (target) validateNetlist(*nl, *target, diags);
   }
   if (printDiagnostics(err, source, diags, print) > 0 || !nl || !target) return 1;
 
@@ -236,8 +185,8 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = makeEscape(manifest) + ": " + makeEscape(opts.input);
-    if (!deviceFile.empty()) deps += " " + makeEscape(deviceFile);
+    std::string deps = escapeMakeWord(manifest) + ": " + escapeMakeWord(opts.input);
+    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

@@ -1,5 +1,7 @@
 #include "hlkc/depfile.hpp"
 
+#include "support/file_io.hpp"
+
 namespace tessera::hlkc {
 
 std::vector<std::string> parseMakeDeps(const std::string& text) {
@@ -64,23 +66,11 @@ std::vector<std::string> parseMakeDeps(const std::string& text) {
   return deps;
 }
 
-namespace {
-std::string escape(const std::string& path) {
-  std::string s;
-  for (char c : path) {
-    if (c == ' ' || c == '#') s += '\\';
-    if (c == '$') s += '$';
-    s += c;
-  }
-  return s;
-}
-} // namespace
-
 std::string formatMakeRule(const std::vector<std::string>& targets, const std::vector<std::string>& prerequisites) {
   std::string s;
-  for (size_t i = 0; i < targets.size(); ++i) s += (i ? " " : "") + escape(targets[i]);
+  for (size_t i = 0; i < targets.size(); ++i) s += (i ? " " : "") + escapeMakeWord(targets[i]);
   s += ':';
-  for (const std::string& p : prerequisites) s += " \\\n  " + escape(p);
+  for (const std::string& p : prerequisites) s += " \\\n  " + escapeMakeWord(p);
   s += '\n';
   return s;
 }

@@ -4,6 +4,7 @@
 #include "netlist/json_export.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/stats.hpp"
+#include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
 #include "support/version.hpp"
@@ -28,79 +29,6 @@ std::string bundledDeviceList() {
 }
 
 namespace {
-
-// Descriptors are loaded once per run and shared by every input.
-class DeviceCache {
-public:
-  // An explicit --device: a file path, else a bundled name. Returns the exit
-  // code for a failure (1: a malformed descriptor, 2: no such file or device), 0 when loaded.
-  int loadExplicit(const std::string& spec, std::ostream& err, const PrintOptions& print) {
-    std::string readError;
-    if (auto text = readFile(spec, readError)) {
-      SourceBuffer buf(spec, std::move(*text));
-      DiagnosticEngine diags;
-      explicit_ = parseSocDescriptor(buf, diags);
-      if (printDiagnostics(err, buf, diags, print) > 0) explicit_.reset();
-      return explicit_ ? 0 : 1;
-    }
-    if (auto bundled = findBundledDescriptor(spec)) {
-      explicit_ = std::move(bundled);
-      return 0;
-    }
-    err << "netlist-check: error: --device '" << spec << "': " << readError
-        << ", and it is not a bundled device (" << bundledDeviceList() << ")\n";
-    return 2;
-  }
-
-  const SocDescriptor* explicitDevice() const { return explicit_ ? &*explicit_ : nullptr; }
-
-  const SocDescriptor& forArch(Arch arch) {
-    auto it = byArch_.find(arch);
-    if (it == byArch_.end())
-      it = byArch_.emplace(arch, std::make_unique<SocDescriptor>(loadBundledDescriptor(defaultDescriptorName(arch)))).first;
-    return *it->second;
-  }
-
-private:
-  std::optional<SocDescriptor> explicit_;
-  std::map<Arch, std::unique_ptr<SocDescriptor>> byArch_;
-};
-
-// A path as a make rule word: spaces and '#' are backslash-escaped, '$' doubled.
-std::string makeEscape(const std::string& path) {
-  std::string out;
-  for (char ch : path) {
-    if (ch == ' ' || ch == '#') out += '\\';
-    if (ch == '$') out += '$';
-    out += ch;
-  }
-  return out;
-}
-
-std::string listedArchs(const Netlist& nl) {
-  std::string s;
-  for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));
-  return s.empty() ? "none" : s;
-}
-
-// Picks the device a netlist is checked against and checks the netlist lists its arch.
-std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Arch> requested, DeviceCache& devices,
-                                             DiagnosticEngine& diags) {
-  const SocDescriptor* device = devices.explicitDevice();
-  Arch arch;
-  if (device) arch = device->arch;
-  else if (requested) arch = *requested;
-  else if (!nl.devices.arch.empty()) arch = nl.devices.arch.front().value;
-  else return std::nullopt; // the parser already reported the missing arch
-  if (!device) device = &devices.forArch(arch);
-  bool listed = false;
-  for (const auto& a : nl.devices.arch) listed |= a.value == arch;
-  if (!listed && !nl.devices.arch.empty())
-    diags.error("arch-not-listed", nl.devices.arch.front().loc,
-                "netlist is not for arch '" + std::string(archName(arch)) + "': devices.arch lists " + listedArchs(nl))
-        .note("the target comes from " + std::string(devices.explicitDevice() ? "--device" : "--arch"));
-  return ValidationTarget{arch, device};
-}
 
 // --all-archs: the netlist against every arch it lists. A problem found for
 // several archs is reported once, with a note naming the archs it applies to.
@@ -171,7 +99,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
   }
   DeviceCache devices;
   if (!opts.device.empty())
-    if (int rc = devices.loadExplicit(opts.device, err, print)) return rc;
+    if (int rc = devices.loadExplicit(opts.device, "netlist-check", err, print)) return rc;
 
   int status = 0;
   std::string result;
@@ -209,10 +137,9 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = makeEscape(opts.output) + ":";
-    for (const auto& in : opts.inputs) deps += " " + makeEscape(in);
-    std::string probe;
-    if (!opts.device.empty() && readFile(opts.device, probe)) deps += " " + makeEscape(opts.device);
+    std::string deps = escapeMakeWord(opts.output) + ":";
+    for (const auto& in : opts.inputs) deps += " " + escapeMakeWord(in);
+    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

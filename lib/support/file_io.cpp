@@ -64,4 +64,14 @@ bool writeFileAtomic(const std::string& path, const std::string& content, std::s
   return true;
 }
 
+std::string escapeMakeWord(const std::string& path) {
+  std::string out;
+  for (char ch : path) {
+    if (ch == ' ' || ch == '#') out += '\\';
+    if (ch == '$') out += '$';
+    out += ch;
+  }
+  return out;
+}
+
 } // namespace tessera

@@ -13,4 +13,8 @@ std::optional<std::string> readFile(const std::string& path, std::string& error)
 // the target is then left untouched and no temporary file remains.
 bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error);
 
+// A path as one word of a make rule (depfiles): spaces and '#' are
+// backslash-escaped, '$' is doubled.
+std::string escapeMakeWord(const std::string& path);
+
 } // namespace tessera

@@ -1,0 +1,60 @@
+#include "netlist/target.hpp"
+
+#include "netlist/driver.hpp"
+#include "support/file_io.hpp"
+
+namespace tessera::netlist {
+
+int DeviceCache::loadExplicit(const std::string& spec, const std::string& tool, std::ostream& err,
+                              const PrintOptions& print) {
+  std::string readError;
+  if (auto text = readFile(spec, readError)) {
+    SourceBuffer buf(spec, std::move(*text));
+    DiagnosticEngine diags;
+    explicit_ = parseSocDescriptor(buf, diags);
+    if (printDiagnostics(err, buf, diags, print) > 0) explicit_.reset();
+    if (!explicit_) return 1;
+    explicitFile_ = spec;
+    return 0;
+  }
+  if (auto bundled = findBundledDescriptor(spec)) {
+    explicit_ = std::move(bundled);
+    return 0;
+  }
+  err << tool << ": error: --device '" << spec << "': " << readError << ", and it is not a bundled device ("
+      << bundledDeviceList() << ")\n";
+  return 2;
+}
+
+const SocDescriptor& DeviceCache::forArch(Arch arch) {
+  auto it = byArch_.find(arch);
+  if (it == byArch_.end())
+    it = byArch_.emplace(arch, std::make_unique<SocDescriptor>(loadBundledDescriptor(defaultDescriptorName(arch)))).first;
+  return *it->second;
+}
+
+std::string listedArchs(const Netlist& nl) {
+  std::string s;
+  for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));
+  return s.empty() ? "none" : s;
+}
+
+std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Arch> requested, DeviceCache& devices,
+                                             DiagnosticEngine& diags) {
+  const SocDescriptor* device = devices.explicitDevice();
+  Arch arch;
+  if (device) arch = device->arch;
+  else if (requested) arch = *requested;
+  else if (!nl.devices.arch.empty()) arch = nl.devices.arch.front().value;
+  else return std::nullopt;
+  if (!device) device = &devices.forArch(arch);
+  bool listed = false;
+  for (const auto& a : nl.devices.arch) listed |= a.value == arch;
+  if (!listed && !nl.devices.arch.empty())
+    diags.error("arch-not-listed", nl.devices.arch.front().loc,
+                "netlist is not for arch '" + std::string(archName(arch)) + "': devices.arch lists " + listedArchs(nl))
+        .note("the target comes from " + std::string(devices.explicitDevice() ? "--device" : "--arch"));
+  return ValidationTarget{arch, device};
+}
+
+} // namespace tessera::netlist
