@@ -23,6 +23,9 @@ tools = {
     "net2hlks": os.path.join(config.tessera_obj_root, "tools", "net2hlks", "net2hlks"),
     "hlkc": os.path.join(config.tessera_obj_root, "tools", "hlkc", "hlkc"),
     "tensix-run": os.path.join(config.tessera_obj_root, "tools", "tensix-run", "tensix-run"),
+    "net2pipe": os.path.join(config.tessera_obj_root, "tools", "net2pipe", "net2pipe"),
+    "pipegen": os.path.join(config.tessera_obj_root, "tools", "pipegen", "pipegen"),
+    "blobgen": os.path.join(config.tessera_obj_root, "tools", "blobgen", "blobgen"),
 }
 for name, path in tools.items():
     config.substitutions.append(("%" + name, path))
