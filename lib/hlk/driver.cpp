@@ -10,6 +10,7 @@
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/hashing.hpp"
 
 #include <filesystem>
 #include <map>
@@ -21,20 +22,17 @@ namespace tessera::hlk {
 using namespace netlist;
 
 std::string contentHash(const KernelText& text) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  support::Fnv1a64 h;
   auto feed = [&](const std::string& s) {
-    for (unsigned char ch : s) {
-      h ^= ch;
-      h *= 0x100000001b3ull;
-    }
-    h ^= 0xFF; // separator: no concatenation of two texts equals another pair
-    h *= 0x100000001b3ull;
+    h.update(s);
+    h.updateByte(0xFF); // separator: no concatenation of two texts equals another pair
   };
   feed(text.argsHeader);
   feed(text.source);
   static const char* const kDigits = "0123456789abcdef";
   std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = kDigits[h & 0xF];
+  uint64_t v = h.value();
+  for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<size_t>(i)] = kDigits[v & 0xF];
   return s;
 }
 

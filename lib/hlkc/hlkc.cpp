@@ -7,7 +7,7 @@
 #include "device/device_contract.h"
 #include "hlkc/depfile.hpp"
 #include "hlkc/hlkc_config.hpp"
-#include "hlkc/sha256.hpp"
+#include "support/hashing.hpp"
 #include "hlkc/subprocess.hpp"
 #include "support/version.hpp"
 
@@ -35,6 +35,7 @@ namespace fs = std::filesystem;
 
 namespace tessera::hlkc {
 namespace ct = tessera::contract;
+using support::Sha256;
 
 namespace {
 

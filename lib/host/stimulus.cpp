@@ -6,6 +6,7 @@
 #include "host/stimulus.hpp"
 
 #include "netlist/test_config.hpp"
+#include "support/hashing.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -26,15 +27,6 @@ constexpr int64_t kTile = formats::kTileDim;
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
-}
-
-uint64_t fnv1a64(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 uint64_t splitmix64(uint64_t x) {
@@ -98,7 +90,7 @@ private:
 } // namespace
 
 uint64_t entrySeed(uint64_t seed, const std::string& queue, int64_t entry) {
-  return splitmix64(splitmix64(splitmix64(seed) ^ fnv1a64(queue)) ^ static_cast<uint64_t>(entry));
+  return splitmix64(splitmix64(splitmix64(seed) ^ support::Fnv1a64::of(queue)) ^ static_cast<uint64_t>(entry));
 }
 
 Stimulus stimulusFor(const netlist::StimulusConfig* cfg, const std::string& queue) {

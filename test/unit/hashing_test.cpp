@@ -1,10 +1,11 @@
-// SHA-256 of hlkc's cache keys (lib/hlkc/sha256.hpp, header-only) against
+// lib/support/hashing.hpp against published vectors. SHA-256 (hlkc's cache keys)
 // the FIPS 180-4 example vectors.
-#include "hlkc/sha256.hpp"
+#include "support/hashing.hpp"
 
 #include <catch2/catch.hpp>
 
-using tessera::hlkc::Sha256;
+using tessera::support::Fnv1a64;
+using tessera::support::Sha256;
 
 TEST_CASE("SHA-256 matches the FIPS 180-4 examples", "[sha256]") {
   CHECK(Sha256::hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -33,4 +34,11 @@ TEST_CASE("SHA-256 fields are length-prefixed", "[sha256]") {
   b.field("a");
   b.field("bc");
   CHECK(a.hexDigest() != b.hexDigest());
+}
+
+// Vectors of the FNV reference test suite (Fowler/Noll/Vo, fnv1a 64-bit).
+TEST_CASE("FNV-1a 64 matches the reference vectors", "[fnv]") {
+  CHECK(Fnv1a64::of("") == 0xcbf29ce484222325ull);
+  CHECK(Fnv1a64::of("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(Fnv1a64::of("foobar") == 0x85944171f73967e8ull);
 }

@@ -1,13 +1,41 @@
-// SHA-256 (FIPS 180-4), header-only: hlkc's cache keys. Written from the
-// standard's description (section 6.2); checked against its test vectors in
-// test/unit/elf/sha256_test.cpp.
+// Hashes, header-only, checked against published test vectors in
+// test/unit/hashing_test.cpp.
+// - Fnv1a64: 64-bit FNV-1a, a fast non-cryptographic hash for names that must
+//   be stable across runs and machines (kernel directory names, per-queue
+//   stimulus seeds).
+// - Sha256 (FIPS 180-4, written from section 6.2 of the standard): hlkc's
+//   cache keys, where a collision would reuse a wrong binary.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace tessera::hlkc {
+namespace tessera::support {
+
+class Fnv1a64 {
+public:
+  static constexpr uint64_t kOffsetBasis = 0xcbf29ce484222325ull;
+  static constexpr uint64_t kPrime = 0x100000001b3ull;
+
+  void update(std::string_view bytes) {
+    for (unsigned char ch : bytes) updateByte(ch);
+  }
+  void updateByte(uint8_t byte) {
+    h_ ^= byte;
+    h_ *= kPrime;
+  }
+  uint64_t value() const { return h_; }
+
+  static uint64_t of(std::string_view bytes) {
+    Fnv1a64 h;
+    h.update(bytes);
+    return h.value();
+  }
+
+private:
+  uint64_t h_ = kOffsetBasis;
+};
 
 class Sha256 {
 public:
@@ -116,4 +144,4 @@ private:
   size_t used_;
 };
 
-} // namespace tessera::hlkc
+} // namespace tessera::support
