@@ -571,10 +571,27 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
     for (float& v : values) v = copmath::relu(reluMode, threshold, v);
   }
 
+  // An Int32 dest packed as Int32 keeps every bit: lib/formats packs floats,
+  // which hold integers exactly only up to 2^24, so the value words are
+  // rewritten from the dest integers (relu applied to them the same way).
+  const bool exactInt = destIsInt() && df == DataFormat::Int32 && !l1Accumulate;
+  auto exactWords = [&](std::span<uint8_t> tile) {
+    const int32_t* dest = &destI_[d * kValues];
+    const float threshold = std::bit_cast<float>(config_[c::kCfgReluThreshold]);
+    for (size_t v = 0; v < kValues; ++v) {
+      int64_t x = dest[rowMajorIndexOfStored(df, v)];
+      if (reluMode == 1 && !(static_cast<double>(x) >= threshold)) x = 0;
+      if (reluMode == 2) x = static_cast<double>(x) >= threshold ? copmath::toInt32(threshold) : std::max<int64_t>(x, 0);
+      const uint32_t word = x < 0 ? 0x80000000u | static_cast<uint32_t>(-x) : static_cast<uint32_t>(x);
+      for (size_t b = 0; b < 4; ++b) tile[offset + v * 4 + b] = static_cast<uint8_t>(word >> (8 * b));
+    }
+  };
+
   uint64_t bytesMoved = 0;
   uint32_t cycles = model_.packOverhead;
   if (untilize) {
     formats::packTile(df, std::span<const float, kValues>(values), scratch);
+    if (exactInt) exactWords(scratch);
     for (size_t v = 0; v < kValues; ++v) {
       const size_t rm = rowMajorIndexOfStored(df, v);
       std::memcpy(&l1_[address + (rm / kDim) * stride + (rm % kDim) * width], &scratch[offset + v * width], width);
@@ -583,6 +600,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
     cycles += static_cast<uint32_t>(kDim) * model_.untilizeRowOverhead;
   } else {
     formats::packTile(df, std::span<const float, kValues>(values), l1_.subspan(address, tileBytes));
+    if (exactInt) exactWords(l1_.subspan(address, tileBytes));
     bytesMoved = tileBytes;
   }
   if (l1Accumulate) bytesMoved *= 2;  // read back, then written

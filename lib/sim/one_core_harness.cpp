@@ -40,7 +40,7 @@ std::string operandText(uint32_t id) { return "operand " + std::to_string(id); }
 } // namespace
 
 std::optional<OperandRole> operandRole(uint32_t id) {
-  if (id < c::kFirstInputOperand + 8) return OperandRole::Input;
+  if (id < c::kFirstOutputOperand) return OperandRole::Input;  // 8-15: inputs 8-15 of fused ops
   if (id >= c::kFirstOutputOperand && id < c::kFirstIntermediateOperand) return OperandRole::Output;
   if (id >= c::kFirstIntermediateOperand && id < c::kOperandCount) return OperandRole::Intermediate;
   return std::nullopt;
@@ -64,7 +64,7 @@ bool OneCoreHarness::setup(std::vector<HarnessOperand> operands, const c::EpochI
     const std::string name = operandText(op.id);
     std::optional<OperandRole> role = operandRole(op.id);
     if (!role) {
-      error = name + ": not an input (0-7), output (16-23) or intermediate (24-31)";
+      error = name + ": not an input (0-15), output (16-23) or intermediate (24-31)";
       return false;
     }
     if (!ids.insert(op.id).second) {
@@ -81,7 +81,7 @@ bool OneCoreHarness::setup(std::vector<HarnessOperand> operands, const c::EpochI
       return false;
     }
     if (*role != OperandRole::Input && !op.inputTiles.empty()) {
-      error = name + ": only inputs (0-7) take input tiles";
+      error = name + ": only inputs (0-15) take input tiles";
       return false;
     }
     if (op.inputTiles.size() % op.tileSizeBytes != 0) {
@@ -244,7 +244,7 @@ bool parseOperandArg(std::string_view text, HarnessOperand& out, std::string& er
   std::optional<uint64_t> id = parseUInt64(parts[0]);
   if (!id || *id >= c::kOperandCount || !operandRole(static_cast<uint32_t>(*id))) {
     error = "'" + std::string(text) + "': operand id '" + std::string(parts[0]) +
-            "' is not an input (0-7), output (16-23) or intermediate (24-31)";
+            "' is not an input (0-15), output (16-23) or intermediate (24-31)";
     return false;
   }
   op.id = static_cast<uint32_t>(*id);
@@ -405,11 +405,11 @@ private:
     std::optional<OperandRole> role = operandRole(op.id);
     if (!role) {
       d_.error("spec-value", locOf(m["id"]),
-               "operand " + std::to_string(op.id) + " is not an input (0-7), output (16-23) or intermediate (24-31)");
+               "operand " + std::to_string(op.id) + " is not an input (0-15), output (16-23) or intermediate (24-31)");
       return;
     }
     if (!op.inputPath.empty() && *role != OperandRole::Input)
-      d_.error("spec-value", locOf(m["input"]), "input: only inputs (operands 0-7) are fed");
+      d_.error("spec-value", locOf(m["input"]), "input: only inputs (operands 0-15) are fed");
     if ((!op.outputPath.empty() || op.expectTiles) && *role != OperandRole::Output)
       d_.error("spec-value", locOf(m["output"] ? m["output"] : m["expect-tiles"]),
                "output: only outputs (operands 16-23) are drained");

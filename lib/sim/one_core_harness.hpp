@@ -24,8 +24,9 @@
 namespace tessera::sim {
 
 enum class OperandRole : uint8_t { Input, Output, Intermediate };
-// By BUDA's numbering: 0-7 inputs, 16-23 outputs, 24-31 intermediates;
-// nullopt for 8-15 and >= 32.
+// By BUDA's numbering: 0-7 inputs (8-15: inputs 8-15 of a fused op with more
+// than 8 inputs, as net2hlks numbers them), 16-23 outputs, 24-31
+// intermediates; nullopt for >= 32.
 std::optional<OperandRole> operandRole(uint32_t id);
 const char* operandRoleName(OperandRole role);  // "input", "output", "intermediate"
 

@@ -469,6 +469,47 @@ TEST_CASE("Int32 dest: Int8 matmul accumulates exactly", "[sim][coprocessor][mat
   CHECK(std::fabs(sat[0]) <= 127.0f);
 }
 
+TEST_CASE("Int32 dest packed as Int32 keeps integers beyond 2^24", "[sim][coprocessor][pack]") {
+  // dest = srcA + dest with srcA = +-2^24 (exact as a float) and dest = 1, 3:
+  // +-(2^24 + 1) and +-(2^24 + 3) are not floats, so only an exact pack
+  // writes their words. Row r of srcA has sign (-1)^r; dest column c holds
+  // 1 + 2 * (c % 2).
+  Rig rig;
+  rig.config(kCfgDestFormat, kInt32);
+  rig.putTile(kA, DataFormat::Int32, tileOf([](size_t, size_t c) { return 1.0f + 2.0f * static_cast<float>(c % 2); }));
+  rig.unpack(false, DataFormat::Int32, kA);
+  rig.run(kMathThread, encode(kOpDatacopy, 2));
+  rig.putTile(kB, DataFormat::Int32, tileOf([](size_t r, size_t) { return r % 2 ? -16777216.0f : 16777216.0f; }));
+  rig.unpack(false, DataFormat::Int32, kB);
+  rig.run(kMathThread, eltWord(kEltAdd, 2, kEltwiseBFromDest));
+  auto word = [&](size_t r, size_t c) {
+    // Int32 tiles: 16-byte header, faces f0 f1 / f2 f3 of 16x16 values, 4 bytes each.
+    const size_t face = (r / 16) * 2 + c / 16, index = face * 256 + (r % 16) * 16 + c % 16;
+    uint32_t w = 0;
+    std::memcpy(&w, &rig.l1[kOut + 16 + index * 4], 4);
+    return w;
+  };
+  rig.run(kPackThread, packWord(2, DataFormat::Int32), kOut);
+  CHECK(word(0, 0) == 16777217u);                 // 2^24 + 1
+  CHECK(word(0, 1) == 16777219u);                 // 2^24 + 3
+  CHECK(word(1, 0) == (0x80000000u | 16777215u)); // -2^24 + 1
+  CHECK(word(31, 31) == (0x80000000u | 16777213u)); // -2^24 + 3
+  CHECK(word(30, 17) == 16777219u);
+  // relu min 0 zeroes the negative rows; untilized rows carry the same words.
+  rig.config(kCfgReluMode, 1);
+  rig.run(kPackThread, packWord(2, DataFormat::Int32), kOut);
+  CHECK(word(0, 1) == 16777219u);
+  CHECK(word(1, 0) == 0u);
+  rig.config(kCfgReluMode, 0);
+  rig.config(kCfgUntilizeStride, 128);
+  rig.run(kPackThread, packWord(2, DataFormat::Int32, kPackUntilize), kOut);
+  uint32_t w = 0;
+  std::memcpy(&w, &rig.l1[kOut + 0 * 128 + 2 * 4], 4);
+  CHECK(w == 16777217u);
+  std::memcpy(&w, &rig.l1[kOut + 3 * 128 + 5 * 4], 4);
+  CHECK(w == (0x80000000u | 16777213u));
+}
+
 // ---------------------------------------------------------------- REDUCE
 TEST_CASE("reduce rows, cols and scalar; sum and max; scale", "[sim][coprocessor][math][reduce]") {
   Rig rig;

@@ -399,8 +399,8 @@ TEST_CASE("harness: setup rejects inconsistent operands", "[core][harness]") {
   a.id = 0;
   a.capacityTiles = 2;
   HarnessOperand b = a;
-  b.id = 9;
-  CHECK(setupError({b}) == "operand 9: not an input (0-7), output (16-23) or intermediate (24-31)");
+  b.id = 32;
+  CHECK(setupError({b}) == "operand 32: not an input (0-15), output (16-23) or intermediate (24-31)");
   CHECK(setupError({a, a}) == "operand 0 is given more than once");
   b.id = 16;
   b.address = c::kDataBufferBase + 16;
@@ -521,8 +521,9 @@ TEST_CASE("harness: command-line operands and the run spec", "[core][harness][sp
     REQUIRE(parseOperandArg("24:Float16:1", op, error));
     CHECK_FALSE(parseOperandArg("24:Float16:1:x.bin", op, error));
     CHECK(contains(error, "intermediates take no file"));
-    CHECK_FALSE(parseOperandArg("12:Float16:1", op, error));
-    CHECK(contains(error, "operand id '12' is not an input"));
+    CHECK_FALSE(parseOperandArg("32:Float16:1", op, error));
+    CHECK(contains(error, "operand id '32' is not an input (0-15)"));
+    REQUIRE(parseOperandArg("12:Float16:1", op, error));  // inputs 8-15 of fused ops
     CHECK_FALSE(parseOperandArg("0:Float17:1", op, error));
     CHECK(contains(error, "unknown data format 'Float17'"));
     CHECK_FALSE(parseOperandArg("0:Float16:0", op, error));
