@@ -7,7 +7,8 @@
 # SECONDS   total fuzzing time, default 600. Split 4:1 between fuzz-netlist and
 #           fuzz-soc-descriptor (the netlist front end is far larger), so
 #           1500 gives 20 min + 5 min. With one TARGET it gets all of it.
-# TARGET    netlist and/or soc (default: both).
+# TARGET    netlist, soc and/or blob (default: netlist and soc). blob (the
+#           overlay blob decoder and .hex reader) runs only when named.
 #
 # Environment:
 #   BUILD_DIR    build directory (default: <repo>/build-fuzz)
@@ -38,7 +39,7 @@ work=$here/corpus-work
 
 case $total in '' | *[!0-9]*) echo "run-fuzz.sh: SECONDS must be a number, got '$total'" >&2; exit 2 ;; esac
 for t in "${targets[@]}"; do
-  case $t in netlist | soc) ;; *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc)" >&2; exit 2 ;; esac
+  case $t in netlist | soc | blob) ;; *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc, blob)" >&2; exit 2 ;; esac
 done
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
@@ -46,7 +47,11 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
     CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S "$root" -B "$build" -G Ninja \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON -DTESSERA_TESTS=OFF || exit 1
   fi
-  nice -n "$nice_level" cmake --build "$build" --target fuzz-netlist fuzz-soc-descriptor || exit 1
+  build_targets=()
+  for t in "${targets[@]}"; do
+    case $t in netlist) build_targets+=(fuzz-netlist) ;; soc) build_targets+=(fuzz-soc-descriptor) ;; blob) build_targets+=(fuzz-blob) ;; esac
+  done
+  nice -n "$nice_level" cmake --build "$build" --target "${build_targets[@]}" || exit 1
 fi
 
 seconds_for() { # $1 = target
@@ -61,6 +66,7 @@ for t in "${targets[@]}"; do
   case $t in
     netlist) bin=$build/fuzz/fuzz-netlist seeds=$here/seeds/netlist ;;
     soc) bin=$build/fuzz/fuzz-soc-descriptor seeds=$here/seeds/soc ;;
+    blob) bin=$build/fuzz/fuzz-blob seeds=$here/seeds/blob ;;
   esac
   secs=$(seconds_for "$t")
   corpus=$work/$t
@@ -68,8 +74,9 @@ for t in "${targets[@]}"; do
   log=$work/logs/$t.log
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   before=$(ls "$artifacts" | wc -l)
-  flags=(-max_len=8192 -timeout=10 -rss_limit_mb=2048 -dict="$here/netlist.dict"
-         -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$artifacts/")
+  flags=(-timeout=10 -rss_limit_mb=2048 -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$artifacts/")
+  # A blob is up to 56 KiB of binary words; the YAML targets get the dictionary.
+  if [ "$t" = blob ]; then flags+=(-max_len=65536); else flags+=(-max_len=8192 -dict="$here/netlist.dict"); fi
   [ "$jobs" -gt 1 ] && flags+=(-jobs="$jobs" -workers="$jobs")
   # shellcheck disable=SC2206 # FUZZ_FLAGS is a list of flags
   flags+=(${FUZZ_FLAGS:-})

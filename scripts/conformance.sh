@@ -12,12 +12,19 @@
 #                hlkc on every kernel when $build/tools/hlkc/hlkc exists (or
 #                $HLKC; HLKC= skips it) (netlists check rejects are REJECTED,
 #                not run); PASS = every op generated (and compiled)
+#        pipes   net2pipe into a scratch directory, its epochs.yaml and every
+#                pipegen.yaml checked against their schemas; then, per epoch,
+#                pipegen (blob.yaml next to pipegen.yaml) and blobgen (blobs/)
+#                when $build/tools/{pipegen,blobgen} exist (PIPEGEN=/BLOBGEN=
+#                skip them), blob.yaml checked against schemas/blob.schema.json
+#                when it exists (BLOB_SCHEMA= skips that check; SCHEMAS= skips
+#                every schema check) (netlists check rejects are REJECTED, not run)
 #
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
 # netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
-# 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden and
-# kernels add `, R rejected by check`). Exit status 0 only when no file FAILed
+# 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden,
+# kernels and pipes add `, R rejected by check`). Exit status 0 only when no file FAILed
 # (and, for check, none was rejected).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,7 +35,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -42,7 +49,8 @@ case "$stage" in
   check) tool="$check_tool" ;;
   golden) tool="$build/tools/loader/loader" ;;
   kernels) tool="$build/tools/net2hlks/net2hlks" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels)" >&2; exit 2 ;;
+  pipes) tool="$build/tools/net2pipe/net2pipe" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes)" >&2; exit 2 ;;
 esac
 for t in "$tool" "$check_tool"; do
   if [ ! -x "$t" ]; then
@@ -57,11 +65,16 @@ if [ "$stage" != check ] && [ "${arch_args[0]:-}" = --all-archs ]; then
 fi
 
 passed=0; failed=0; rejected=0
-log="$(mktemp)"; trap 'rm -f "$log"' EXIT
+log="$(mktemp)"; trap 'rm -f "$log" "$log.schema"' EXIT
 hlkc="${HLKC-$build/tools/hlkc/hlkc}"   # kernels: HLKC= (empty) skips hlkc
-if [ "$stage" = kernels ]; then
-  scratch="$(mktemp -d)"; trap 'rm -f "$log"; rm -rf "$scratch"' EXIT
+if [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
+  scratch="$(mktemp -d)"; trap 'rm -f "$log" "$log.schema"; rm -rf "$scratch"' EXIT
 fi
+pipegen="${PIPEGEN-$build/tools/pipegen/pipegen}"   # pipes: PIPEGEN= skips pipegen
+blobgen="${BLOBGEN-$build/tools/blobgen/blobgen}"   # pipes: BLOBGEN= skips blobgen
+blob_schema="${BLOB_SCHEMA-$root/schemas/blob.schema.json}"  # pipes: BLOB_SCHEMA= skips the blob.yaml check
+schemas="${SCHEMAS-1}"                                        # pipes: SCHEMAS= skips every schema check
+[ -n "$schemas" ] || blob_schema=""
 
 # kernels: net2hlks into the scratch directory, then hlkc on every kernel
 # directory it wrote (for the arch of the manifest), when hlkc is built.
@@ -77,18 +90,59 @@ run_kernels() {
   timeout "$limit" "$hlkc" --arch "$arch" --no-cache "$scratch/out"/kernels/* >/dev/null 2>"$log"
 }
 
+# pipes: net2pipe, the schemas, then pipegen and blobgen per epoch. A
+# failure leaves its diagnostics in $log; a schema failure is reported as
+# rule schema-<artifact>, a later stage's rules as <tool>/<rule>.
+run_pipes() {
+  local out="$scratch/out" arch dir rc
+  rm -rf "$out"
+  timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$1" -o "$out" >/dev/null 2>"$log" || return $?
+  if [ -n "$schemas" ] && ! /usr/bin/python3 "$root/scripts/validate-yaml-schema.py" "$root/schemas/net2pipe-epochs.schema.json" \
+       "$out/epochs.yaml" >"$log.schema" 2>&1; then
+    echo "$out/epochs.yaml: error: $(grep -m1 FAIL "$log.schema" | sed 's/^FAIL [^:]*: //') [schema-epochs]" >"$log"
+    return 1
+  fi
+  if [ -n "$schemas" ] && ! /usr/bin/python3 "$root/scripts/validate-yaml-schema.py" --documents "$root/schemas/pipegen.schema.json" \
+       "$out"/temporal_epoch_*/overlay/pipegen.yaml >"$log.schema" 2>&1; then
+    echo "pipegen.yaml: error: $(grep -m1 FAIL "$log.schema" | sed 's/^FAIL [^:]*: //') [schema-pipegen]" >"$log"
+    return 1
+  fi
+  arch="$(sed -n 's/^arch: //p' "$out/epochs.yaml")"
+  for dir in "$out"/temporal_epoch_*/overlay; do
+    if [ -x "$pipegen" ]; then
+      timeout "$limit" "$pipegen" --no-warnings --max-errors 1 --arch "$arch" "$dir/pipegen.yaml" -o "$dir/blob.yaml" \
+        >/dev/null 2>"$log"
+      rc=$?
+      if [ $rc -ne 0 ]; then sed -i -E 's/ \[([a-z0-9-]+)\]$/ [pipegen\/\1]/' "$log"; return $rc; fi
+      if [ -n "$blob_schema" ] && [ -f "$blob_schema" ] &&
+         ! /usr/bin/python3 "$root/scripts/validate-yaml-schema.py" "$blob_schema" \
+           "$dir/blob.yaml" >"$log.schema" 2>&1; then
+        echo "$dir/blob.yaml: error: $(grep -m1 FAIL "$log.schema" | sed 's/^FAIL [^:]*: //') [schema-blob]" >"$log"
+        return 1
+      fi
+      if [ -x "$blobgen" ]; then
+        timeout "$limit" "$blobgen" --no-warnings --max-errors 1 --arch "$arch" "$dir/blob.yaml" -o "$dir/blobs" \
+          >/dev/null 2>"$log"
+        rc=$?
+        if [ $rc -ne 0 ]; then sed -i -E 's/ \[([a-z0-9-]+)\]$/ [blobgen\/\1]/' "$log"; return $rc; fi
+      fi
+    fi
+  done
+  return 0
+}
+
 # First error of the last run as "<rule> <file>: <message>".
 first_error() {
   local first rule msg
   first="$(grep -m1 -E ': error: ' "$log" || true)"
   [ -n "$first" ] || return 1
-  rule="$(printf '%s' "$first" | grep -oE '\[[a-z0-9-]+\]$' | tr -d '[]')"
-  msg="$(printf '%s' "$first" | sed -E 's/^.*: error: //; s/ \[[a-z0-9-]+\]$//')"
+  rule="$(printf '%s' "$first" | grep -oE '\[[a-z0-9/-]+\]$' | tr -d '[]')"
+  msg="$(printf '%s' "$first" | sed -E 's/^.*: error: //; s/ \[[a-z0-9/-]+\]$//')"
   echo "${rule:-error} $1: $msg"
 }
 
 while IFS= read -r -d '' file; do
-  if [ "$stage" = golden ] || [ "$stage" = kernels ]; then
+  if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -98,6 +152,8 @@ while IFS= read -r -d '' file; do
     fi
     if [ "$stage" = kernels ]; then
       run_kernels "$file"
+    elif [ "$stage" = pipes ]; then
+      run_pipes "$file"
     else
       timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
     fi
@@ -121,7 +177,7 @@ while IFS= read -r -d '' file; do
     echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
   fi
 done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
-if [ "$stage" = golden ] || [ "$stage" = kernels ]; then
+if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else
   echo "$passed passed, $failed failed"

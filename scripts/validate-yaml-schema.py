@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Validates YAML files against a JSON Schema: validate-yaml-schema.py SCHEMA FILE...
+"""Validates YAML files against a JSON Schema: validate-yaml-schema.py [--documents] SCHEMA FILE...
 
 Prints `OK <file>` or `FAIL <file>: <path>: <message>` per file; exit 0 only
-when all are valid. Uses Debian's python3-yaml and python3-jsonschema.
+when all are valid. With --documents a file is a stream of `---`-separated
+documents, validated as the list of them (pipegen.yaml). Uses Debian's
+python3-yaml and python3-jsonschema.
 """
 import json
 import sys
@@ -12,6 +14,9 @@ import yaml
 
 
 def main(argv):
+    documents = len(argv) > 1 and argv[1] == "--documents"
+    if documents:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -21,7 +26,7 @@ def main(argv):
     failed = 0
     for path in argv[2:]:
         with open(path) as f:
-            doc = yaml.safe_load(f)
+            doc = list(yaml.safe_load_all(f)) if documents else yaml.safe_load(f)
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
         if errors:
             failed += 1

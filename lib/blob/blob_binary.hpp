@@ -1,6 +1,20 @@
 // Binary overlay blobs: the bytes blobgen writes for one core (as .hex) and
 // the simulator's stream engine decodes from that core's L1 at
 // contract::kOverlayBlobBase. Layout: docs/device-model.md, "Overlay blobs".
+//
+// Layout version 2 in short (all fields little-endian 32-bit words; every
+// offset is in bytes from the first byte of the blob, so a blob is
+// relocatable):
+//   header         12 words: magic 'TSBL', version, total bytes, checksum,
+//                  chip, y, x, epoch, stream count, stream table offset,
+//                  config count, config table offset
+//   stream table   3 words per stream: stream id, phase count, phases offset
+//   phase records  6 words per phase: what changes phase by phase (id,
+//                  flags, num_msgs, src_tile_offset) and a config index
+//   config records 24 words each: everything else of a phase (buffer, DRAM,
+//                  NOC, window size, src/dest lists); identical configs are
+//                  stored once, so long phase lists stay small
+//   stream refs    1 word per src/dest entry: chip<<24 | y<<16 | x<<8 | stream
 #pragma once
 
 #include "blob/blob_model.hpp"
@@ -14,6 +28,9 @@
 namespace tessera::blob {
 
 // 32-bit little-endian words to place at contract::kOverlayBlobBase.
+// Precondition: checkEncodable(blob) is empty (out-of-range coordinates are
+// otherwise truncated to their field widths). Streams are written sorted by
+// stream id whatever their order in `blob`.
 std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob);
 
 // Decodes the blob at the start of `bytes` (the overlay region of a core's
@@ -31,5 +48,80 @@ struct HexSegment {
 std::string writeHex(const std::vector<HexSegment>& segments);
 // Parses .hex text; on error returns nullopt and "line N: message".
 std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::string& error);
+
+// ---- Additions (blobgen, tests, simulator) ----
+
+// Layout constants (docs/device-model.md, "Overlay blobs and streams").
+constexpr uint32_t kBlobMagic = 0x4C425354;  // bytes 'T' 'S' 'B' 'L' in memory order
+constexpr uint32_t kBlobVersion = 2;
+constexpr uint32_t kHeaderWords = 12;
+constexpr uint32_t kStreamEntryWords = 3;
+constexpr uint32_t kPhaseRecordWords = 6;
+constexpr uint32_t kConfigRecordWords = 24;
+// Header word indices.
+constexpr uint32_t kHdrMagic = 0, kHdrVersion = 1, kHdrTotalBytes = 2, kHdrChecksum = 3, kHdrChip = 4, kHdrY = 5,
+                   kHdrX = 6, kHdrEpoch = 7, kHdrStreamCount = 8, kHdrStreamTableOffset = 9, kHdrConfigCount = 10,
+                   kHdrConfigTableOffset = 11;
+// Phase record word indices.
+constexpr uint32_t kPhIdLo = 0, kPhIdHi = 1, kPhFlags = 2, kPhNumMsgs = 3, kPhSrcTileOffset = 4, kPhConfig = 5;
+// Config record word indices.
+constexpr uint32_t kCfMsgSize = 0, kCfBufAddr = 1, kCfBufSize = 2, kCfNumIters = 3, kCfPipeIdLo = 4,
+                   kCfPipeIdHi = 5, kCfBufIdLo = 6, kCfBufIdHi = 7, kCfDramAddrLo = 8, kCfDramAddrHi = 9,
+                   kCfDramQSlots = 10, kCfDramSlotTiles = 11, kCfDramChunkTiles = 12, kCfDramReaderIndex = 13,
+                   kCfDramTotalReaders = 14, kCfIncomingNoc = 15, kCfOutgoingNoc = 16, kCfVc = 17,
+                   kCfDataFormat = 18, kCfSrcPeriodTiles = 19, kCfSrcCount = 20, kCfSrcOffset = 21,
+                   kCfDestCount = 22, kCfDestOffset = 23;
+// Phase flag bits (word kPhFlags); the other bits must be zero.
+enum PhaseFlag : uint32_t {
+  kFlagSourceEndpoint = 1u << 0,
+  kFlagRemoteSource = 1u << 1,
+  kFlagDramInput = 1u << 2,
+  kFlagLocalReceiver = 1u << 3,
+  kFlagRemoteReceiver = 1u << 4,
+  kFlagDramOutput = 1u << 5,
+  kFlagDramRam = 1u << 6,
+  kFlagSrcPeriodDone = 1u << 7,
+  kFlagIntermediate = 1u << 8,
+  kFlagsKnown = 0x1FF,
+};
+// Decoding gives every phase its own copy of its config's src/dest lists;
+// past this many entries in all the blob is rejected (bounds the memory a
+// hostile blob can make the decoder use).
+constexpr uint64_t kMaxDecodedRefs = 1u << 20;
+
+// One src/dest entry as a word; streamId < kStreamsPerCore, others <= 255.
+uint32_t packStreamRef(const StreamName& name);
+StreamName unpackStreamRef(uint32_t word);
+
+// Empty when `blob` can be encoded; otherwise what cannot (a coordinate over
+// 255, a stream id >= kStreamsPerCore, two streams with one id).
+std::string checkEncodable(const CoreBlob& blob);
+
+// Bytes encodeCoreBlob would produce (64-bit: never wraps). Compare with
+// contract::kOverlayBlobSize before encoding.
+uint64_t encodedSizeBytes(const CoreBlob& blob);
+
+// What the encoded blob is made of (blobgen's size diagnostics, --stats).
+struct BlobSizeInfo {
+  uint64_t streams = 0;
+  uint64_t phases = 0;
+  uint64_t configs = 0;  // distinct phase configs (stored once each)
+  uint64_t refs = 0;     // src/dest entries of those configs
+  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 6 phases + 24 configs + refs)
+};
+BlobSizeInfo blobSizeInfo(const CoreBlob& blob);
+
+// The checksum word: the sum mod 2^32 of every word of the blob, with the
+// checksum word itself counted as 0.
+uint32_t blobChecksum(std::span<const uint32_t> words);
+
+// Little-endian bytes of `words` (what lands in L1), and back (size must be a
+// multiple of 4; a shorter tail is ignored).
+std::vector<uint8_t> wordsToBytes(std::span<const uint32_t> words);
+std::vector<uint32_t> bytesToWords(std::span<const uint8_t> bytes);
+
+// The decoded blob as readable YAML (blobgen --dump): header fields, then
+// every stream and phase with blob.yaml field names. Deterministic.
+std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes);
 
 }  // namespace tessera::blob

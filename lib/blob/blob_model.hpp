@@ -32,6 +32,71 @@
 // - Flow control: a sender sends a tile only when the receiving stream's
 //   buffer has space for it (credits = free bytes of the receiver's ring).
 //   Buffers are rings of bufSize bytes at bufAddr; every tile is msgSize.
+//
+// Conventions pipegen (lib/pipegen) writes by; docs/blob-yaml.md has the
+// field-by-field page:
+// - Stream names use NOC (physical) coordinates: pipegen maps a buffer's
+//   logical core_coordinates [r, c] to the soc descriptor's worker at row r,
+//   column c (SocDescriptor::workerCore).
+// - dramBufNocAddr = ((y << 6 | x) << 32) | byte address, x and y the NOC
+//   coordinates of the buffer's DRAM channel (subchannel dram_sub_chan) in
+//   the soc descriptor's `dram` list: bits 37:32 = x, 43:38 = y, 31:0 = the
+//   pipegen.yaml dram_addr (the queue header; slot s starts at
+//   dram_addr + 32 + s * dramBufSizeTiles * msgSize). The BUDA encoding.
+// - Links pair by order, not by phase id: the tiles a sender's phases send to
+//   a receiver R are, in order, the tiles R's phases naming that sender in
+//   `src` expect. pipegen writes exactly one src per remoteSource phase and
+//   makes every sender phase match one phase of each of its receivers with
+//   the same numMsgs (a gather = consecutive phases with different src).
+//   phase_id is the phase's ordinal in its stream (blob.yaml `phase_<n>`
+//   groups the n-th phase of every stream).
+// - A stream with remoteSource and remoteReceiver is a relay: it forwards the
+//   tiles it receives, in order (FIFO), through its own ring.
+// - DRAM reads (dramInput) always use a window (srcPeriodTiles = the slot's
+//   tiles, below): a reader keeps its own slot cursor, starting at the
+//   queue's rd pointer; a phase with srcPeriodDone moves the cursor to the
+//   next slot, and the header's rd pointer advances past a slot once all
+//   dramTotalReaders readers have moved past it. A read waits until the slot
+//   holds data (wr pointer beyond it). dramRam and prologue buffers are read
+//   without srcPeriodDone (the same slot all epoch); pipegen sets dramRam
+//   for RAM, prologue and epilogue buffers (no pointer updates).
+// - Padding (dramPadding, with dramInput; Tessera addition): no DRAM access:
+//   every tile the phase delivers is a constant tile of dataFormat whose
+//   values all equal paddingValue (pad TMs); dramBufNocAddr is 0.
+// - DRAM writes (dramOutput) are FIFO: tiles fill the slot at the wr pointer
+//   in order; when dramBufSizeTiles tiles are written the wr pointer advances
+//   (not for dramRam: every slot's worth overwrites the slot the header
+//   names); a write waits for a free slot (wr - rd < q slots).
+// - Windowed sources (srcPeriodTiles > 0; Tessera addition, for scatter and
+//   broadcast TMs): the source (the packer's tiles in this stream's ring for
+//   sourceEndpoint, the current slot for dramInput) is read as consecutive
+//   periods of srcPeriodTiles tiles rather than as a FIFO: the phase sends
+//   tiles [srcTileOffset, srcTileOffset + numMsgs) of the current period
+//   (sourceEndpoint: waits until the packer has pushed them), possibly again
+//   in a later phase. sourceEndpoint: once a phase is done the first
+//   srcFreedTiles tiles of the period are released (ACKED catches up to
+//   period start + srcFreedTiles; non-decreasing within a period; pipegen
+//   sizes the ring for it); after a phase with srcPeriodDone the stream
+//   waits until the packer has pushed the whole period, releases the rest
+//   and the next phase reads the next period. srcPeriodTiles == 0: FIFO,
+//   each phase sends the next numMsgs tiles and frees each once every
+//   destination has it.
+//   Chunk lists (srcChunkOffsets non-empty; only with pipegen
+//   --chunk-lists, for blobgen/simulator versions that implement them; like
+//   BUDA's dram_scatter_offsets): the phase's numMsgs tiles are the chunks
+//   of srcChunkTiles tiles at these tile offsets of the current period, in
+//   list order (numMsgs = size x srcChunkTiles; srcTileOffset = the first
+//   offset). One phase then carries a strided or transposed read that would
+//   otherwise take one phase per chunk.
+// - intermediate: the stream only describes an operand buffer the kernel
+//   packs and unpacks itself (intermediates 24-31, matmul spill, gradient
+//   accumulators); the stream engine moves nothing (numMsgs = tiles through
+//   it, informative; both sourceEndpoint and localReceiver are set). With
+//   dramBufNocAddr != 0 (gradient_op buffers: the op's ram cell) the
+//   firmware loads the buffer's numMsgs tiles from that DRAM buffer before
+//   the threads start and writes them back after they finish (its dram_blob
+//   entry has dram_input, dram_output and dram_ram); the slot is the one
+//   the header's pointers name, as for dramRam.
 #pragma once
 
 #include <cstdint>
@@ -96,6 +161,16 @@ struct StreamPhase {
   // tiles: the firmware writes it into the kernel operand table. Tessera
   // addition (data_format); BUDA omits it.
   uint32_t dataFormat = 0;
+  // Tessera additions written by pipegen (semantics in the header comment).
+  uint32_t srcPeriodTiles = 0;    // src_period_tiles: window (period) size; 0 = FIFO source
+  uint32_t srcTileOffset = 0;     // src_tile_offset: first tile of the period this phase sends
+  bool srcPeriodDone = false;     // src_period_done: release the period (pop the slot) after this phase
+  uint32_t srcFreedTiles = 0;     // src_freed_tiles: windowed sourceEndpoint: tiles of the period released after this phase
+  std::vector<uint32_t> srcChunkOffsets; // src_chunk_offsets: windowed: the chunks this phase sends (empty: one range)
+  uint32_t srcChunkTiles = 0;     // src_chunk_tiles: tiles per chunk of srcChunkOffsets
+  bool intermediate = false;      // intermediate: kernel-local operand buffer, nothing to move
+  bool dramPadding = false;       // dram_padding: dramInput of constant tiles, no DRAM access
+  float paddingValue = 0.0f;      // padding_value: the constant of a dramPadding phase
   std::vector<ExtraField> extra;
 };
 

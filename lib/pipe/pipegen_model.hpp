@@ -94,13 +94,26 @@ struct Buffer {
   uint32_t untilizedOutputCDim = 0;           // untilized_output_c_dim
   uint32_t untilizedOutputZDim = 0;           // untilized_output_z_dim
   std::optional<std::string> dataFormat;      // Tessera addition: data_format (BUDA omits it)
+  // Added by net2pipe (lib/pipe): padding buffers (pad TMs, input_N_pad).
+  bool isPadding = false;                     // is_padding: every tile read from it is a constant tile
+  std::optional<double> paddingValue;         // Tessera addition: padding_value (the constant; 0 when absent)
   std::vector<ExtraField> extra;
 };
 
 // One destination of a pipe: for a flat output_list each entry is one
 // output buffer; a nested output_list ([[a], [b, c]]) is a time-multiplexed
-// (periodic) pipe: the input list is split into consecutive parts, part k to
-// the k-th inner list (several buffers in one inner list = multicast).
+// (periodic) pipe (several buffers in one inner list = multicast).
+// Pass semantics (what pipegen implements, checked against the blob.yaml the
+// BUDA backend's pipegen2 wrote for the anchors, e.g. the hstack/vstack and
+// packer_serial_fork netlists): one PASS of a pipe sends every input_list
+// entry once, in order; entry = uniqid + offset names the
+// scatter_gather_num_tiles tiles at tile `offset` of the current PERIOD of
+// that buffer (period = scatter_gather_num_tiles * replicate tiles for
+// is_scatter buffers, scatter_gather_num_tiles otherwise; a repeated entry
+// re-sends the same tiles). Each pass goes WHOLE to one inner output list,
+// round robin: pass k to inner list k % N (NOT the input list split into
+// parts). pipe_periodic_repeat R > 1: R consecutive passes read the same
+// periods before the inputs move to their next period. docs/pipegen.md.
 struct Pipe {
   PipeId id = 0;
   std::string comment;
@@ -121,11 +134,26 @@ struct Pipe {
   std::vector<ExtraField> extra;
 };
 
+// Two readings of the same fields (added by pipegen; not a field of the
+// file). They differ in two places only:
+// - an input_list entry naming a NON-scatter buffer: BUDA (its net2pipe and
+//   pipegen2) sends scatter_gather_num_tiles tiles per entry (a gather of
+//   two packers interleaves them chunk by chunk; the buffer's period is one
+//   chunk); Tessera's net2pipe (docs/pipegen-yaml.md) sends the buffer's
+//   whole input, tiles_per_input tiles (the period is one input);
+// - epoch_tiles of a scatter buffer: BUDA counts one of its `replicate`
+//   chunks' share (tiles in the epoch = epoch_tiles x replicate); Tessera
+//   counts every tile.
+// pipegen's reader picks Tessera when the file's buffers carry data_format
+// (only Tessera writes it), BUDA otherwise.
+enum class Dialect { Buda, Tessera };
+
 struct PipegenYaml {
   std::string graphName;          // graph_name (first document)
   uint32_t epoch = 0;             // temporal epoch (from the directory, not a field)
   std::vector<Buffer> buffers;    // file order
   std::vector<Pipe> pipes;        // file order
+  Dialect dialect = Dialect::Tessera; // see above (added by pipegen)
 };
 
 }  // namespace tessera::pipe

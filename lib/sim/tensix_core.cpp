@@ -585,10 +585,15 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
   bool allDone = true;
   for (const HartTrack& tr : track_)
     if (tr.state != HartState::Absent && tr.state != HartState::Done) allDone = false;
-  if (allDone) return finish(CoreStop::Done);
+  lastStepProgress_ = anyBusy;
+  if (allDone) {
+    lastStepProgress_ = true;
+    return finish(CoreStop::Done);
+  }
 
   const uint64_t copProgress = cop_ ? cop_->progress() : 0;
   const bool changed = version_ != lastVersion_ || copProgress != lastCopProgress_;
+  lastStepProgress_ = anyBusy || changed;
   lastVersion_ = version_;
   lastCopProgress_ = copProgress;
   if (!anyBusy && !changed && !externalPending) {
@@ -599,6 +604,23 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
   if (idleSlices_ >= std::max<uint32_t>(1, options.hangSlices)) return finish(CoreStop::Hang);
   if (now_ >= options.maxCycles) return finish(CoreStop::CycleLimit);
   return std::nullopt;
+}
+
+void TensixCore::resetForEpoch() {
+  received_.fill(0);
+  acked_.fill(0);
+  sems_.fill(0);
+  sems_[c::kSemPackMath] = 2;
+  loaded_.fill(false);
+  for (HartTrack& tr : track_) tr = HartTrack{};
+  for (std::string& d : debug_) d.clear();
+  for (auto& h : harts_) h->reset(0);
+  now_ = 0;
+  ++version_;
+  lastVersion_ = version_;
+  lastCopProgress_ = cop_ ? cop_->progress() : 0;
+  idleSlices_ = 0;
+  lastStepProgress_ = false;
 }
 
 CoreRunResult TensixCore::run(const RunOptions& options, const Agent& agent) {

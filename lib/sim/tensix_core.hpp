@@ -172,6 +172,7 @@ public:
   TensixCore& operator=(const TensixCore&) = delete;
 
   const std::string& name() const { return config_.name; }
+  void setName(std::string name) { config_.name = std::move(name); }  // reports say "core '<name>'"
   Arch arch() const { return config_.arch; }
   std::span<uint8_t> l1() { return l1_; }
   std::span<const uint8_t> l1() const { return l1_; }
@@ -216,6 +217,17 @@ public:
   // Snapshot of every hart (state, pc, counters, what it waits for).
   CoreRunResult snapshot(CoreStop stop) const;
 
+  // --- Chip hooks (lib/sim/chip.hpp). A chip steps many cores and runs the
+  // stream engine between slices; it decides about hangs itself.
+  // Whether the last step() made progress of its own: a hart retired useful
+  // work or finished, or a tile counter, semaphore, mailbox or the
+  // coprocessor changed (whatever `externalPending` said).
+  bool lastStepProgressed() const { return lastStepProgress_; }
+  // Back to a fresh core for the next epoch, keeping L1: tile counters 0,
+  // semaphores at their start values, no programs loaded (every hart
+  // absent), clock 0, debug logs empty.
+  void resetForEpoch();
+
 private:
   class Mmio;
   struct PollEntry {
@@ -258,6 +270,7 @@ private:
   uint64_t lastVersion_ = 0;     // version_ at the end of the previous step
   uint64_t lastCopProgress_ = 0; // cop_->progress() at the end of the previous step
   uint32_t idleSlices_ = 0;
+  bool lastStepProgress_ = false;
 };
 
 } // namespace tessera::sim

@@ -1,0 +1,551 @@
+// Overlay blob encode/decode (layout: docs/device-model.md, "Overlay blobs
+// and streams") and the .hex text form.
+#include "blob/blob_binary.hpp"
+
+#include "device/device_contract.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+namespace tessera::blob {
+
+namespace {
+
+std::string hex32(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+uint32_t lo32(uint64_t v) { return static_cast<uint32_t>(v & 0xFFFFFFFFu); }
+uint32_t hi32(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+uint64_t join64(uint32_t lo, uint32_t hi) { return (static_cast<uint64_t>(hi) << 32) | lo; }
+
+uint32_t phaseFlags(const StreamPhase& p) {
+  uint32_t f = 0;
+  if (p.sourceEndpoint) f |= kFlagSourceEndpoint;
+  if (p.remoteSource) f |= kFlagRemoteSource;
+  if (p.dramInput) f |= kFlagDramInput;
+  if (p.localReceiver) f |= kFlagLocalReceiver;
+  if (p.remoteReceiver) f |= kFlagRemoteReceiver;
+  if (p.dramOutput) f |= kFlagDramOutput;
+  if (p.dramRam) f |= kFlagDramRam;
+  if (p.srcPeriodDone) f |= kFlagSrcPeriodDone;
+  if (p.intermediate) f |= kFlagIntermediate;
+  return f;
+}
+
+// Streams in encoding order (by stream id; stable for equal ids).
+std::vector<const Stream*> sortedStreams(const CoreBlob& blob) {
+  std::vector<const Stream*> order;
+  order.reserve(blob.streams.size());
+  for (const Stream& s : blob.streams) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Stream* a, const Stream* b) { return a->name.streamId < b->name.streamId; });
+  return order;
+}
+
+}  // namespace
+
+uint32_t packStreamRef(const StreamName& n) {
+  return ((n.chip & 0xFFu) << 24) | ((n.y & 0xFFu) << 16) | ((n.x & 0xFFu) << 8) | (n.streamId & 0xFFu);
+}
+
+StreamName unpackStreamRef(uint32_t w) {
+  return StreamName{w >> 24, (w >> 16) & 0xFFu, (w >> 8) & 0xFFu, w & 0xFFu};
+}
+
+std::string checkEncodable(const CoreBlob& blob) {
+  auto coordOk = [](const StreamName& n) { return n.chip <= 255 && n.y <= 255 && n.x <= 255 && n.streamId < kStreamsPerCore; };
+  auto refName = [](const StreamName& n) {
+    return "chip_" + std::to_string(n.chip) + "__y_" + std::to_string(n.y) + "__x_" + std::to_string(n.x) +
+           "__stream_id_" + std::to_string(n.streamId);
+  };
+  if (blob.chip > 255 || blob.y > 255 || blob.x > 255)
+    return "core coordinates (chip " + std::to_string(blob.chip) + ", y " + std::to_string(blob.y) + ", x " +
+           std::to_string(blob.x) + ") do not fit the 8-bit fields of a stream reference";
+  std::vector<uint32_t> ids;
+  for (const Stream& s : blob.streams) {
+    if (s.name.streamId >= kStreamsPerCore)
+      return "stream id " + std::to_string(s.name.streamId) + " is out of range (a core has " +
+             std::to_string(kStreamsPerCore) + " streams)";
+    ids.push_back(s.name.streamId);
+    for (const StreamPhase& p : s.phases)
+      for (const auto* list : {&p.src, &p.dest})
+        for (const StreamName& r : *list)
+          if (!coordOk(r))
+            return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " +
+                   (list == &p.src ? "src " : "dest ") + refName(r) +
+                   " does not fit a stream reference (chip, y, x <= 255, stream id < 64)";
+  }
+  std::sort(ids.begin(), ids.end());
+  if (auto it = std::adjacent_find(ids.begin(), ids.end()); it != ids.end())
+    return "stream id " + std::to_string(*it) + " appears twice";
+  return {};
+}
+
+namespace {
+
+// The config record of a phase: its words with the list offsets still 0.
+std::vector<uint32_t> configWords(const StreamPhase& p) {
+  std::vector<uint32_t> c(kConfigRecordWords, 0);
+  c[kCfMsgSize] = p.msgSize;
+  c[kCfBufAddr] = p.bufAddr;
+  c[kCfBufSize] = p.bufSize;
+  c[kCfNumIters] = p.numItersInEpoch;
+  c[kCfPipeIdLo] = lo32(p.pipeId);
+  c[kCfPipeIdHi] = hi32(p.pipeId);
+  c[kCfBufIdLo] = lo32(p.bufId);
+  c[kCfBufIdHi] = hi32(p.bufId);
+  c[kCfDramAddrLo] = lo32(p.dramBufNocAddr);
+  c[kCfDramAddrHi] = hi32(p.dramBufNocAddr);
+  c[kCfDramQSlots] = p.dramBufSizeQSlots;
+  c[kCfDramSlotTiles] = p.dramBufSizeTiles;
+  c[kCfDramChunkTiles] = p.dramChunkTiles;
+  c[kCfDramReaderIndex] = p.dramReaderIndex;
+  c[kCfDramTotalReaders] = p.dramTotalReaders;
+  c[kCfIncomingNoc] = p.incomingDataNoc;
+  c[kCfOutgoingNoc] = p.outgoingDataNoc;
+  c[kCfVc] = p.vc;
+  c[kCfDataFormat] = p.dataFormat;
+  c[kCfSrcPeriodTiles] = p.srcPeriodTiles;
+  c[kCfSrcCount] = static_cast<uint32_t>(p.src.size());
+  c[kCfDestCount] = static_cast<uint32_t>(p.dest.size());
+  return c;
+}
+
+// What the encoder writes, in order: streams by id, one config per distinct
+// (config words, src, dest) in order of first use.
+struct Plan {
+  std::vector<const Stream*> streams;
+  std::vector<uint32_t> phaseConfig;            // per phase, streams in order
+  std::vector<std::vector<uint32_t>> configs;   // config words (offsets 0)
+  std::vector<const StreamPhase*> configPhase;  // a phase with that config (for its lists)
+  uint64_t phases = 0;
+  uint64_t refs = 0;                            // src + dest entries of all configs
+
+  uint64_t sizeBytes() const {
+    return 4 * (kHeaderWords + uint64_t{kStreamEntryWords} * streams.size() + uint64_t{kPhaseRecordWords} * phases +
+                uint64_t{kConfigRecordWords} * configs.size() + refs);
+  }
+};
+
+Plan makePlan(const CoreBlob& blob) {
+  Plan plan;
+  plan.streams = sortedStreams(blob);
+  std::map<std::vector<uint32_t>, uint32_t> index;  // config words + packed src + packed dest -> config
+  for (const Stream* s : plan.streams) {
+    for (const StreamPhase& p : s->phases) {
+      ++plan.phases;
+      std::vector<uint32_t> words = configWords(p);
+      std::vector<uint32_t> key = words;
+      for (const StreamName& n : p.src) key.push_back(packStreamRef(n));
+      for (const StreamName& n : p.dest) key.push_back(packStreamRef(n));
+      auto [it, added] = index.emplace(std::move(key), static_cast<uint32_t>(plan.configs.size()));
+      if (added) {
+        plan.configs.push_back(std::move(words));
+        plan.configPhase.push_back(&p);
+        plan.refs += p.src.size() + p.dest.size();
+      }
+      plan.phaseConfig.push_back(it->second);
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+uint64_t encodedSizeBytes(const CoreBlob& blob) { return makePlan(blob).sizeBytes(); }
+
+BlobSizeInfo blobSizeInfo(const CoreBlob& blob) {
+  Plan plan = makePlan(blob);
+  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.sizeBytes()};
+}
+
+uint32_t blobChecksum(std::span<const uint32_t> words) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i < words.size(); ++i)
+    if (i != kHdrChecksum) sum += words[i];
+  return sum;
+}
+
+std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
+  const Plan plan = makePlan(blob);
+  const uint32_t tableOffset = kHeaderWords * 4;
+  const uint32_t phasesOffset = tableOffset + kStreamEntryWords * 4 * static_cast<uint32_t>(plan.streams.size());
+  const uint32_t configOffset = phasesOffset + kPhaseRecordWords * 4 * static_cast<uint32_t>(plan.phases);
+  const uint32_t refsOffset = configOffset + kConfigRecordWords * 4 * static_cast<uint32_t>(plan.configs.size());
+
+  std::vector<uint32_t> w(static_cast<size_t>(plan.sizeBytes() / 4), 0);
+  w[kHdrMagic] = kBlobMagic;
+  w[kHdrVersion] = kBlobVersion;
+  w[kHdrTotalBytes] = static_cast<uint32_t>(w.size() * 4);
+  w[kHdrChip] = blob.chip;
+  w[kHdrY] = blob.y;
+  w[kHdrX] = blob.x;
+  w[kHdrEpoch] = blob.epoch;
+  w[kHdrStreamCount] = static_cast<uint32_t>(plan.streams.size());
+  w[kHdrStreamTableOffset] = plan.streams.empty() ? 0 : tableOffset;
+  w[kHdrConfigCount] = static_cast<uint32_t>(plan.configs.size());
+  w[kHdrConfigTableOffset] = plan.configs.empty() ? 0 : configOffset;
+
+  uint32_t nextPhase = phasesOffset;  // byte offset of the next phase record
+  size_t phaseIndex = 0;
+  for (size_t i = 0; i < plan.streams.size(); ++i) {
+    const Stream& s = *plan.streams[i];
+    uint32_t* entry = &w[tableOffset / 4 + i * kStreamEntryWords];
+    entry[0] = s.name.streamId;
+    entry[1] = static_cast<uint32_t>(s.phases.size());
+    entry[2] = s.phases.empty() ? 0 : nextPhase;
+    for (const StreamPhase& p : s.phases) {
+      uint32_t* r = &w[nextPhase / 4];
+      nextPhase += kPhaseRecordWords * 4;
+      r[kPhIdLo] = lo32(p.phaseId);
+      r[kPhIdHi] = hi32(p.phaseId);
+      r[kPhFlags] = phaseFlags(p);
+      r[kPhNumMsgs] = p.numMsgs;
+      r[kPhSrcTileOffset] = p.srcTileOffset;
+      r[kPhConfig] = plan.phaseConfig[phaseIndex++];
+    }
+  }
+  uint32_t nextRef = refsOffset;  // byte offset of the next stream reference
+  for (size_t c = 0; c < plan.configs.size(); ++c) {
+    uint32_t* r = &w[configOffset / 4 + c * kConfigRecordWords];
+    std::copy(plan.configs[c].begin(), plan.configs[c].end(), r);
+    const StreamPhase& p = *plan.configPhase[c];
+    auto putList = [&](const std::vector<StreamName>& list, uint32_t offsetIdx) {
+      r[offsetIdx] = list.empty() ? 0 : nextRef;
+      for (const StreamName& n : list) {
+        w[nextRef / 4] = packStreamRef(n);
+        nextRef += 4;
+      }
+    };
+    putList(p.src, kCfSrcOffset);
+    putList(p.dest, kCfDestOffset);
+  }
+  w[kHdrChecksum] = blobChecksum(w);
+  return w;
+}
+
+namespace {
+
+class Decoder {
+public:
+  Decoder(std::span<const uint8_t> bytes, std::string& error) : bytes_(bytes), error_(error) {}
+
+  std::optional<CoreBlob> run();
+
+private:
+  uint32_t word(uint64_t byteOffset) const {
+    const uint8_t* p = bytes_.data() + byteOffset;
+    return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+  }
+  bool fail(uint64_t offset, const std::string& what, const std::string& problem) {
+    error_ = "offset " + hex32(offset) + ": " + what + ": " + problem;
+    return false;
+  }
+  // Claims [offset, offset + words * 4) for `what`: aligned, past the
+  // header, inside the blob and not used by another structure.
+  bool claim(uint64_t fieldOffset, const std::string& what, uint64_t offset, uint64_t words);
+  // A count/offset pair of a table or list: a zero count has offset 0.
+  bool region(uint64_t countField, uint64_t offsetField, const std::string& what, uint64_t entryWords,
+              uint32_t& count, uint32_t& offset);
+  bool readConfig(uint32_t index, uint64_t at, StreamPhase& out);
+
+  std::span<const uint8_t> bytes_;
+  std::string& error_;
+  uint32_t total_ = 0;
+  std::vector<bool> used_;  // per word of the blob
+};
+
+bool Decoder::claim(uint64_t fieldOffset, const std::string& what, uint64_t offset, uint64_t words) {
+  if (offset % 4 != 0) return fail(fieldOffset, what, "offset " + hex32(offset) + " is not a multiple of 4");
+  if (offset < kHeaderWords * 4)
+    return fail(fieldOffset, what, "offset " + hex32(offset) + " points into the header");
+  if (offset + words * 4 > total_)
+    return fail(fieldOffset, what,
+                std::to_string(words) + " words at offset " + hex32(offset) + " run past the end of the blob (" +
+                    std::to_string(total_) + " bytes)");
+  for (uint64_t i = offset / 4; i < offset / 4 + words; ++i) {
+    if (used_[i])
+      return fail(fieldOffset, what,
+                  "words at offset " + hex32(offset) + " overlap another part of the blob (offset " + hex32(i * 4) + ")");
+    used_[i] = true;
+  }
+  return true;
+}
+
+bool Decoder::region(uint64_t countField, uint64_t offsetField, const std::string& what, uint64_t entryWords,
+                     uint32_t& count, uint32_t& offset) {
+  count = word(countField);
+  offset = word(offsetField);
+  if (count == 0) {
+    if (offset != 0) return fail(offsetField, what + " offset", "nothing to point at but offset " + hex32(offset) + " (expected 0)");
+    return true;
+  }
+  return claim(offsetField, what, offset, uint64_t{count} * entryWords);
+}
+
+bool Decoder::readConfig(uint32_t index, uint64_t at, StreamPhase& p) {
+  auto f = [&](uint32_t idx) { return word(at + idx * 4); };
+  const std::string cname = "config[" + std::to_string(index) + "]";
+  p.msgSize = f(kCfMsgSize);
+  p.bufAddr = f(kCfBufAddr);
+  p.bufSize = f(kCfBufSize);
+  p.numItersInEpoch = f(kCfNumIters);
+  p.pipeId = join64(f(kCfPipeIdLo), f(kCfPipeIdHi));
+  p.bufId = join64(f(kCfBufIdLo), f(kCfBufIdHi));
+  p.dramBufNocAddr = join64(f(kCfDramAddrLo), f(kCfDramAddrHi));
+  p.dramBufSizeQSlots = f(kCfDramQSlots);
+  p.dramBufSizeTiles = f(kCfDramSlotTiles);
+  p.dramChunkTiles = f(kCfDramChunkTiles);
+  p.dramReaderIndex = f(kCfDramReaderIndex);
+  p.dramTotalReaders = f(kCfDramTotalReaders);
+  p.incomingDataNoc = f(kCfIncomingNoc);
+  p.outgoingDataNoc = f(kCfOutgoingNoc);
+  p.vc = f(kCfVc);
+  p.dataFormat = f(kCfDataFormat);
+  p.srcPeriodTiles = f(kCfSrcPeriodTiles);
+  auto getList = [&](uint32_t countIdx, uint32_t offsetIdx, const char* name, std::vector<StreamName>& out) {
+    uint32_t count = 0, offset = 0;
+    const std::string lname = cname + "." + name;
+    if (!region(at + countIdx * 4, at + offsetIdx * 4, lname + " list", 1, count, offset)) return false;
+    out.reserve(count);
+    for (uint32_t j = 0; j < count; ++j) {
+      const uint64_t a = uint64_t{offset} + uint64_t{j} * 4;
+      StreamName n = unpackStreamRef(word(a));
+      if (n.streamId >= kStreamsPerCore)
+        return fail(a, lname + "[" + std::to_string(j) + "]",
+                    "stream id " + std::to_string(n.streamId) + " is not below " + std::to_string(kStreamsPerCore));
+      out.push_back(n);
+    }
+    return true;
+  };
+  return getList(kCfSrcCount, kCfSrcOffset, "src", p.src) && getList(kCfDestCount, kCfDestOffset, "dest", p.dest);
+}
+
+std::optional<CoreBlob> Decoder::run() {
+  const uint64_t headerBytes = kHeaderWords * 4;
+  if (bytes_.size() < headerBytes) {
+    fail(0, "header", "truncated: " + std::to_string(bytes_.size()) + " bytes, the header alone is " +
+                          std::to_string(headerBytes));
+    return std::nullopt;
+  }
+  if (uint32_t m = word(0); m != kBlobMagic) {
+    fail(0, "header.magic", "bad magic " + hex32(m) + " (expected " + hex32(kBlobMagic) + ", 'TSBL')");
+    return std::nullopt;
+  }
+  if (uint32_t v = word(kHdrVersion * 4); v != kBlobVersion) {
+    fail(kHdrVersion * 4, "header.version", "unsupported layout version " + std::to_string(v) + " (expected " +
+                                                std::to_string(kBlobVersion) + ")");
+    return std::nullopt;
+  }
+  total_ = word(kHdrTotalBytes * 4);
+  if (total_ % 4 != 0 || total_ < headerBytes || total_ > contract::kOverlayBlobSize) {
+    fail(kHdrTotalBytes * 4, "header.total_bytes",
+         std::to_string(total_) + " bytes: must be a multiple of 4 in [" + std::to_string(headerBytes) + ", " +
+             std::to_string(contract::kOverlayBlobSize) + "]");
+    return std::nullopt;
+  }
+  if (total_ > bytes_.size()) {
+    fail(kHdrTotalBytes * 4, "header.total_bytes",
+         "truncated: the blob is " + std::to_string(total_) + " bytes but only " + std::to_string(bytes_.size()) +
+             " are present");
+    return std::nullopt;
+  }
+  {
+    uint32_t sum = 0;
+    for (uint64_t i = 0; i < total_ / 4; ++i)
+      if (i != kHdrChecksum) sum += word(i * 4);
+    uint32_t stored = word(kHdrChecksum * 4);
+    if (sum != stored) {
+      fail(kHdrChecksum * 4, "header.checksum", "checksum mismatch: stored " + hex32(stored) + ", computed " + hex32(sum));
+      return std::nullopt;
+    }
+  }
+  used_.assign(total_ / 4, false);
+  for (uint32_t i = 0; i < kHeaderWords; ++i) used_[i] = true;
+
+  CoreBlob blob;
+  blob.chip = word(kHdrChip * 4);
+  blob.y = word(kHdrY * 4);
+  blob.x = word(kHdrX * 4);
+  blob.epoch = word(kHdrEpoch * 4);
+  // The core's own coordinates must fit a stream reference (its streams'
+  // names are built from them).
+  for (auto [idx, name] : {std::pair{kHdrChip, "header.chip"}, {kHdrY, "header.y"}, {kHdrX, "header.x"}}) {
+    if (uint32_t v = word(idx * 4); v > 255) {
+      fail(idx * 4, name, std::to_string(v) + " is over 255 (a stream reference holds 8 bits)");
+      return std::nullopt;
+    }
+  }
+  if (uint32_t n = word(kHdrStreamCount * 4); n > kStreamsPerCore) {
+    fail(kHdrStreamCount * 4, "header.stream_count",
+         std::to_string(n) + " streams (a core has " + std::to_string(kStreamsPerCore) + ")");
+    return std::nullopt;
+  }
+  uint32_t streamCount = 0, tableOffset = 0, configCount = 0, configOffset = 0;
+  if (!region(kHdrStreamCount * 4, kHdrStreamTableOffset * 4, "stream table", kStreamEntryWords, streamCount,
+              tableOffset) ||
+      !region(kHdrConfigCount * 4, kHdrConfigTableOffset * 4, "config table", kConfigRecordWords, configCount,
+              configOffset))
+    return std::nullopt;
+
+  // Configs first (each with its lists), then the streams' phases.
+  std::vector<StreamPhase> configs(configCount);
+  for (uint32_t c = 0; c < configCount; ++c)
+    if (!readConfig(c, uint64_t{configOffset} + uint64_t{c} * kConfigRecordWords * 4, configs[c])) return std::nullopt;
+
+  uint64_t refs = 0;
+  for (uint32_t i = 0; i < streamCount; ++i) {
+    const uint64_t e = uint64_t{tableOffset} + uint64_t{i} * kStreamEntryWords * 4;
+    const std::string sname = "stream[" + std::to_string(i) + "]";
+    Stream s;
+    s.name = StreamName{blob.chip, blob.y, blob.x, word(e)};
+    if (s.name.streamId >= kStreamsPerCore) {
+      fail(e, sname + ".stream_id", std::to_string(s.name.streamId) + " is not below " + std::to_string(kStreamsPerCore));
+      return std::nullopt;
+    }
+    if (!blob.streams.empty() && s.name.streamId <= blob.streams.back().name.streamId) {
+      fail(e, sname + ".stream_id",
+           std::to_string(s.name.streamId) + " after " + std::to_string(blob.streams.back().name.streamId) +
+               " (stream ids must be strictly increasing)");
+      return std::nullopt;
+    }
+    const std::string what = sname + " (id " + std::to_string(s.name.streamId) + ")";
+    uint32_t phaseCount = 0, phasesOffset = 0;
+    if (!region(e + 4, e + 8, what + " phase records", kPhaseRecordWords, phaseCount, phasesOffset)) return std::nullopt;
+    s.phases.reserve(phaseCount);
+    for (uint32_t k = 0; k < phaseCount; ++k) {
+      const uint64_t r = uint64_t{phasesOffset} + uint64_t{k} * kPhaseRecordWords * 4;
+      auto f = [&](uint32_t idx) { return word(r + idx * 4); };
+      const std::string pname = what + ".phase[" + std::to_string(k) + "]";
+      const uint32_t config = f(kPhConfig);
+      if (config >= configCount) {
+        fail(r + kPhConfig * 4, pname + ".config",
+             "index " + std::to_string(config) + " is not below the config count " + std::to_string(configCount));
+        return std::nullopt;
+      }
+      const uint32_t flags = f(kPhFlags);
+      if (flags & ~uint32_t{kFlagsKnown}) {
+        fail(r + kPhFlags * 4, pname + ".flags", "unknown flag bits " + hex32(flags & ~uint32_t{kFlagsKnown}));
+        return std::nullopt;
+      }
+      refs += configs[config].src.size() + configs[config].dest.size();
+      if (refs > kMaxDecodedRefs) {
+        fail(r + kPhConfig * 4, pname + ".config",
+             "the phases' src/dest lists add up to more than " + std::to_string(kMaxDecodedRefs) + " entries");
+        return std::nullopt;
+      }
+      StreamPhase p = configs[config];
+      p.phaseId = join64(f(kPhIdLo), f(kPhIdHi));
+      p.sourceEndpoint = flags & kFlagSourceEndpoint;
+      p.remoteSource = flags & kFlagRemoteSource;
+      p.dramInput = flags & kFlagDramInput;
+      p.localReceiver = flags & kFlagLocalReceiver;
+      p.remoteReceiver = flags & kFlagRemoteReceiver;
+      p.dramOutput = flags & kFlagDramOutput;
+      p.dramRam = flags & kFlagDramRam;
+      p.srcPeriodDone = flags & kFlagSrcPeriodDone;
+      p.intermediate = flags & kFlagIntermediate;
+      p.numMsgs = f(kPhNumMsgs);
+      p.srcTileOffset = f(kPhSrcTileOffset);
+      s.phases.push_back(std::move(p));
+    }
+    blob.streams.push_back(std::move(s));
+  }
+  return blob;
+}
+
+}  // namespace
+
+std::optional<CoreBlob> decodeCoreBlob(std::span<const uint8_t> bytes, std::string& error) {
+  return Decoder(bytes, error).run();
+}
+
+std::vector<uint8_t> wordsToBytes(std::span<const uint32_t> words) {
+  std::vector<uint8_t> out;
+  out.reserve(words.size() * 4);
+  for (uint32_t w : words)
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<uint8_t>(w >> (8 * b)));
+  return out;
+}
+
+std::vector<uint32_t> bytesToWords(std::span<const uint8_t> bytes) {
+  std::vector<uint32_t> out(bytes.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = uint32_t{bytes[4 * i]} | (uint32_t{bytes[4 * i + 1]} << 8) | (uint32_t{bytes[4 * i + 2]} << 16) |
+             (uint32_t{bytes[4 * i + 3]} << 24);
+  return out;
+}
+
+// ---- .hex ----
+
+std::string writeHex(const std::vector<HexSegment>& segments) {
+  std::string out;
+  size_t words = 0;
+  for (const HexSegment& s : segments) words += s.words.size() + 1;
+  out.reserve(words * 9);
+  char buf[16];
+  for (const HexSegment& s : segments) {
+    std::snprintf(buf, sizeof buf, "@%08x\n", s.wordAddress);
+    out += buf;
+    for (uint32_t w : s.words) {
+      std::snprintf(buf, sizeof buf, "%08x\n", w);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// 1 to 8 hex digits, nothing else.
+std::optional<uint32_t> parseHexWord(std::string_view s) {
+  if (s.empty() || s.size() > 8) return std::nullopt;
+  uint32_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::string& error) {
+  std::vector<HexSegment> segments;
+  size_t pos = 0;
+  uint64_t lineNo = 0;
+  auto fail = [&](const std::string& msg) {
+    error = "line " + std::to_string(lineNo) + ": " + msg;
+    return std::nullopt;
+  };
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty()) continue;
+    if (line.front() == '@') {
+      auto addr = parseHexWord(line.substr(1));
+      if (!addr) return fail("bad address line '" + std::string(line.substr(0, 40)) + "' (expected @ and 1 to 8 hex digits)");
+      segments.push_back(HexSegment{*addr, {}});
+      continue;
+    }
+    auto w = parseHexWord(line);
+    if (!w) return fail("bad word '" + std::string(line.substr(0, 40)) + "' (expected 1 to 8 hex digits)");
+    if (segments.empty()) return fail("word before the first @address line");
+    HexSegment& seg = segments.back();
+    if (uint64_t{seg.wordAddress} + seg.words.size() > 0xFFFFFFFFull)
+      return fail("words run past word address 0xffffffff");
+    seg.words.push_back(*w);
+  }
+  return segments;
+}
+
+}  // namespace tessera::blob

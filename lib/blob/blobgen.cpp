@@ -1,0 +1,315 @@
+// blobgen: read blob.yaml, split it per core, check and encode every core's
+// overlay blob, then write them all (or nothing); and --dump.
+#include "blob/blobgen.hpp"
+
+#include "blob/blob_binary.hpp"
+#include "blob/blob_yaml_reader.hpp"
+#include "device/device_contract.h"
+#include "device/soc_descriptor.hpp"
+#include "support/diagnostics.hpp"
+#include "support/file_io.hpp"
+#include "support/source.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <ostream>
+#include <set>
+
+namespace tessera::blob {
+
+namespace {
+
+const char* const kTool = "blobgen";
+
+std::string hexStr(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string bundledList() {
+  std::string s;
+  for (const auto& name : bundledDescriptorNames()) s += (s.empty() ? "" : ", ") + name;
+  return s;
+}
+
+// --device / --arch -> descriptor; returns an exit code on failure.
+int loadDevice(const BlobgenOptions& opts, std::ostream& err, const PrintOptions& print, SocDescriptor& device,
+               std::string& deviceFile) {
+  if (!opts.device.empty()) {
+    std::string readError;
+    if (auto text = readFile(opts.device, readError)) {
+      SourceBuffer buf(opts.device, std::move(*text));
+      DiagnosticEngine diags;
+      auto parsed = parseSocDescriptor(buf, diags);
+      if (printDiagnostics(err, buf, diags, print) > 0 || !parsed) return 1;
+      device = std::move(*parsed);
+      deviceFile = opts.device;
+      return 0;
+    }
+    if (auto bundled = findBundledDescriptor(opts.device)) {
+      device = std::move(*bundled);
+      return 0;
+    }
+    err << kTool << ": error: --device '" << opts.device << "': " << readError
+        << ", and it is not a bundled device (" << bundledList() << ")\n";
+    return 2;
+  }
+  Arch arch = Arch::Grayskull;
+  if (!opts.arch.empty()) {
+    auto a = parseArch(opts.arch);
+    if (!a) {
+      err << kTool << ": error: unknown --arch '" << opts.arch
+          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
+      return 2;
+    }
+    arch = *a;
+  }
+  device = loadBundledDescriptor(defaultDescriptorName(arch));
+  return 0;
+}
+
+// The 1-based line of word `index` of the first segment of a .hex text (the
+// segment's @ line is skipped); 0 when not found.
+uint32_t lineOfWord(const std::string& text, uint64_t index) {
+  uint32_t line = 0;
+  bool inSegment = false;
+  uint64_t seen = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line;
+    size_t first = l.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    if (l[first] == '@') {
+      if (inSegment) return 0;
+      inSegment = true;
+      continue;
+    }
+    if (seen++ == index) return line;
+  }
+  return 0;
+}
+
+int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, const PrintOptions& print) {
+  std::string readError;
+  auto text = readFile(opts.input, readError);
+  if (!text) {
+    err << opts.input << ": error: cannot read: " << readError << "\n";
+    return 1;
+  }
+  SourceBuffer source(opts.input, std::move(*text));
+  DiagnosticEngine diags;
+  std::string error;
+  auto segments = readHex(source.text(), error);
+  if (!segments) {
+    // "line N: message"
+    uint32_t line = 0;
+    std::string message = error;
+    if (size_t colon = error.find(": "); error.rfind("line ", 0) == 0 && colon != std::string::npos) {
+      std::from_chars(error.data() + 5, error.data() + colon, line);
+      message = error.substr(colon + 2);
+    }
+    diags.error("blob-hex", SourceLoc{line, line ? 1u : 0u}, message);
+    printDiagnostics(err, source, diags, print);
+    return 1;
+  }
+  const uint32_t base = contract::kOverlayBlobBase / 4;
+  if (segments->size() != 1 || (*segments)[0].wordAddress != base) {
+    std::string found = segments->empty() ? "no @address line"
+                        : segments->size() > 1
+                            ? std::to_string(segments->size()) + " segments"
+                            : "@" + hexStr((*segments)[0].wordAddress).substr(2);
+    diags.error("blob-hex", SourceLoc{1, 1},
+                "expected one segment at word address " + hexStr(base) + " (L1 byte address " +
+                    hexStr(contract::kOverlayBlobBase) + ", the overlay blob region), found " + found);
+    printDiagnostics(err, source, diags, print);
+    return 1;
+  }
+  const std::vector<uint32_t>& words = (*segments)[0].words;
+  std::vector<uint8_t> bytes = wordsToBytes(words);
+  auto blob = decodeCoreBlob(bytes, error);
+  if (!blob) {
+    // "offset 0x<o>: ..." -> the line of that word.
+    uint32_t line = 0;
+    if (size_t colon = error.find(':'); error.rfind("offset 0x", 0) == 0 && colon != std::string::npos) {
+      uint64_t offset = 0;
+      std::from_chars(error.data() + 9, error.data() + colon, offset, 16);
+      line = lineOfWord(source.text(), offset / 4);
+      if (line == 0) line = source.lineCount();  // past the last word: point at the end
+    }
+    diags.error("blob-decode", SourceLoc{line, line ? 1u : 0u}, "invalid overlay blob: " + error);
+    printDiagnostics(err, source, diags, print);
+    return 1;
+  }
+  // size_bytes: the blob's own total (header word 2; decoding checked it).
+  std::string dump = dumpCoreBlob(*blob, words[kHdrTotalBytes]);
+  if (opts.output.empty()) {
+    out << dump;
+    return 0;
+  }
+  std::string writeError;
+  if (!writeFileAtomic(opts.output, dump, writeError)) {
+    err << opts.output << ": error: cannot write: " << writeError << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x) {
+  return "pipegen_epoch" + std::to_string(epoch) + "_" + std::to_string(chip) + "_" + std::to_string(y) + "_" +
+         std::to_string(x) + ".hex";
+}
+
+std::optional<uint32_t> epochFromPath(const std::string& path) {
+  std::optional<uint32_t> found;
+  for (const auto& part : std::filesystem::path(path)) {
+    std::string s = part.string();
+    const std::string prefix = "temporal_epoch_";
+    if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size() || s.size() > prefix.size() + 10) continue;
+    uint32_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data() + prefix.size(), s.data() + s.size(), v, 10);
+    if (ec == std::errc() && ptr == s.data() + s.size()) found = v;
+  }
+  return found;
+}
+
+int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
+  if (opts.dump) {
+    if (!opts.outDir.empty() || !opts.depfile.empty() || opts.epoch) {
+      err << kTool << ": error: --dump takes a .hex file and prints it; -o/--out-dir, --epoch and --depfile "
+             "do not apply (use --output to write the text to a file)\n";
+      return 2;
+    }
+    return runDump(opts, out, err, print);
+  }
+  if (opts.outDir.empty()) {
+    err << kTool << ": error: -o/--out-dir is required (or --dump FILE.hex)\n"
+        << "Run with --help for usage.\n";
+    return 2;
+  }
+  if (!opts.output.empty()) {
+    err << kTool << ": error: --output applies to --dump only\n";
+    return 2;
+  }
+  SocDescriptor device;
+  std::string deviceFile;
+  if (int rc = loadDevice(opts, err, print, device, deviceFile)) return rc;
+
+  std::string readError;
+  auto text = readFile(opts.input, readError);
+  if (!text) {
+    err << opts.input << ": error: cannot read blob.yaml: " << readError << "\n";
+    return 1;
+  }
+  SourceBuffer source(opts.input, std::move(*text));
+  DiagnosticEngine diags;
+  BlobReadOptions readOptions;
+  readOptions.device = &device;
+  BlobYamlSourceMap sourceMap;
+  std::optional<BlobYaml> yaml = readBlobYaml(source, diags, readOptions, &sourceMap);
+  const uint32_t epoch = opts.epoch ? *opts.epoch : epochFromPath(opts.input).value_or(0);
+
+  // Per core: the encodability and size checks, then the words.
+  struct Output {
+    std::string path;
+    std::string text;
+  };
+  std::vector<Output> outputs;
+  size_t streams = 0, phases = 0;
+  uint64_t largest = 0;
+  std::string largestCore;
+  if (yaml) {
+    std::vector<CoreBlob> cores = splitByCore(*yaml, epoch);
+    for (const CoreBlob& core : cores) {
+      const std::string coreName = coreNameString(core.chip, core.y, core.x);
+      const SourceLoc loc = core.streams.empty() ? SourceLoc{} : sourceMap.streams[core.streams.front().name];
+      if (std::string problem = checkEncodable(core); !problem.empty()) {
+        diags.error("blob-encode", loc, "core " + coreName + " (epoch " + std::to_string(epoch) + "): " + problem);
+        continue;
+      }
+      const BlobSizeInfo info = blobSizeInfo(core);
+      const uint64_t size = info.bytes;
+      if (size > contract::kOverlayBlobSize) {
+        diags.error("blob-size", loc,
+                    "overlay blob of core " + coreName + " (epoch " + std::to_string(epoch) + ") needs " +
+                        std::to_string(size) + " bytes, over the limit of " +
+                        std::to_string(contract::kOverlayBlobSize) + " bytes")
+            .note("the overlay blob region is L1 " + hexStr(contract::kOverlayBlobBase) + "-" +
+                  hexStr(contract::kOverlayBlobBase + contract::kOverlayBlobSize) + " (kOverlayBlobSize)")
+            .note("this core has " + std::to_string(info.streams) + " streams, " + std::to_string(info.phases) +
+                  " phases (" + std::to_string(kPhaseRecordWords * 4) + " bytes each), " +
+                  std::to_string(info.configs) + " distinct phase configs (" +
+                  std::to_string(kConfigRecordWords * 4) + " bytes each) and " + std::to_string(info.refs) +
+                  " src/dest entries");
+        continue;
+      }
+      const uint64_t corePhases = info.phases;
+      streams += core.streams.size();
+      phases += corePhases;
+      if (size > largest) {
+        largest = size;
+        largestCore = coreName;
+      }
+      HexSegment seg{contract::kOverlayBlobBase / 4, encodeCoreBlob(core)};
+      outputs.push_back(Output{(std::filesystem::path(opts.outDir) / hexFileName(epoch, core.chip, core.y, core.x)).string(),
+                               writeHex({seg})});
+    }
+  }
+  if (printDiagnostics(err, source, diags, print) > 0 || !yaml) return 1;
+
+  // Everything is encoded: write it all, or nothing.
+  std::error_code ec;
+  std::filesystem::create_directories(opts.outDir, ec);
+  if (ec) {
+    err << opts.outDir << ": error: cannot create directory: " << ec.message() << "\n";
+    return 1;
+  }
+  std::vector<std::string> written;
+  std::string writeError;
+  for (const Output& o : outputs) {
+    if (!writeFileAtomic(o.path, o.text, writeError)) {
+      err << o.path << ": error: cannot write: " << writeError << "\n";
+      for (const std::string& w : written) std::filesystem::remove(w, ec);
+      return 1;
+    }
+    written.push_back(o.path);
+  }
+  // Blobs of this epoch left from an earlier run that no longer has them.
+  {
+    std::set<std::string> mine;
+    for (const Output& o : outputs) mine.insert(std::filesystem::path(o.path).filename().string());
+    const std::string prefix = "pipegen_epoch" + std::to_string(epoch) + "_";
+    std::vector<std::filesystem::path> stale;
+    for (const auto& entry : std::filesystem::directory_iterator(opts.outDir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".hex" && !mine.count(name))
+        stale.push_back(entry.path());
+    }
+    for (const auto& p : stale) std::filesystem::remove(p, ec);
+  }
+  if (!opts.depfile.empty()) {
+    std::string targets;
+    for (const Output& o : outputs) targets += (targets.empty() ? "" : " ") + escapeMakeWord(o.path);
+    if (targets.empty()) targets = escapeMakeWord(opts.outDir);
+    std::string deps = targets + ": " + escapeMakeWord(opts.input);
+    if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
+    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
+      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+      return 1;
+    }
+  }
+  if (opts.stats)
+    out << kTool << ": epoch " << epoch << ", " << device.name << ": " << outputs.size() << " blobs, " << streams
+        << " streams, " << phases << " phases; largest " << largest << " bytes"
+        << (largestCore.empty() ? "" : " (" + largestCore + ")") << ", limit " << contract::kOverlayBlobSize << "\n";
+  return 0;
+}
+
+}  // namespace tessera::blob

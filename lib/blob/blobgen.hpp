@@ -1,0 +1,39 @@
+// blobgen as a library: blob.yaml -> one overlay blob (.hex) per worker core
+// with streams, and the --dump mode (.hex -> readable text). The tool
+// (tools/blobgen/main.cpp) only parses flags. Manual: docs/blobgen.md.
+#pragma once
+
+#include "blob/blob_model.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace tessera::blob {
+
+struct BlobgenOptions {
+  std::string input;        // blob.yaml, or the .hex file with dump
+  std::string outDir;       // required unless dump
+  std::string output;       // dump only: write the text here instead of stdout
+  std::optional<uint32_t> epoch;  // default: from a temporal_epoch_<E> path component, else 0
+  std::string arch;         // default grayskull
+  std::string device;       // SoC descriptor file or bundled name; overrides arch
+  std::string depfile;
+  bool dump = false;
+  bool stats = false;       // one summary line on stdout
+  size_t maxErrors = 20;
+  bool noWarnings = false;
+};
+
+// `pipegen_epoch<E>_<chip>_<y>_<x>.hex`, BUDA's name for a core's blob.
+std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x);
+
+// The epoch of a temporal_epoch_<E> component of `path` (the last one), if any.
+std::optional<uint32_t> epochFromPath(const std::string& path);
+
+// The tool: returns the exit code (0 written, 1 invalid input or write
+// failure, 2 usage error).
+int runBlobgen(const BlobgenOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace tessera::blob

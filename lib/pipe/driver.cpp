@@ -1,0 +1,213 @@
+// net2pipe the tool: validate the netlist exactly as netlist-check does,
+// build every temporal epoch, write each epoch's pipegen.yaml and then the
+// index (epochs.yaml, last), and a depfile.
+#include "pipe/net2pipe.hpp"
+
+#include "netlist/driver.hpp"
+#include "netlist/parser.hpp"
+#include "netlist/target.hpp"
+#include "pipe/pipegen_yaml_writer.hpp"
+#include "support/file_io.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+namespace tessera::pipe {
+
+using namespace netlist;
+
+namespace {
+
+const char* const kTool = "net2pipe";
+
+std::string scalar(const std::string& s) {
+  bool plain = !s.empty();
+  for (char ch : s)
+    plain &= (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+             ch == '.' || ch == '/' || ch == '-';
+  if (plain) {
+    static const char* const kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"};
+    std::string lower;
+    for (char ch : s) lower += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    for (const char* w : kSpecial) plain &= lower != w;
+    bool numeric = true;
+    for (char ch : s) numeric &= (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+    plain &= !numeric && s.front() != '-' && s.front() != '.';
+  }
+  if (plain) return s;
+  std::string q = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      q += '\\';
+      q += static_cast<char>(ch);
+    } else if (ch < 0x20 || ch == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", ch);
+      q += buf;
+    } else {
+      q += static_cast<char>(ch);
+    }
+  }
+  return q + "\"";
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string cores(const std::vector<CoreCoord>& cs) {
+  std::string s = "[";
+  for (size_t i = 0; i < cs.size(); ++i) s += (i ? ", [" : "[") + std::to_string(cs[i].r) + ", " + std::to_string(cs[i].c) + "]";
+  return s + "]";
+}
+
+std::string epochDir(uint32_t e) { return "temporal_epoch_" + std::to_string(e); }
+
+} // namespace
+
+std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName, const std::string& arch,
+                            const std::string& device) {
+  std::string s;
+  s += "# net2pipe (Tessera) temporal epochs of " + netlistName + "; do not edit.\n";
+  s += "# Format: docs/net2pipe.md; schema: schemas/net2pipe-epochs.schema.json.\n";
+  s += "version: 1\n";
+  s += "netlist: " + scalar(netlistName) + "\n";
+  s += "arch: " + arch + "\n";
+  s += "device: " + scalar(device) + "\n";
+  s += "epochs:\n";
+  for (const EpochOutput& eo : c.epochs) {
+    const TemporalEpoch& e = eo.epoch;
+    const Graph& g = *e.graph;
+    s += "  # temporal epoch " + std::to_string(e.id) + ": graph '" + g.name + "'" +
+         (e.executions.empty() ? ", executed by no program" : "") + "\n";
+    s += "  - epoch: " + std::to_string(e.id) + "\n";
+    s += "    graphs: [" + scalar(g.name) + "]\n";
+    s += "    pipegen: " + epochDir(e.id) + "/overlay/pipegen.yaml\n";
+    s += "    input_count: " + std::to_string(g.inputCount.present() ? g.inputCount.value : 1) + "\n";
+    std::string pro, epi;
+    for (const auto& [q, st] : e.settings) {
+      if (st.prologue) pro += (pro.empty() ? "" : ", ") + scalar(q);
+      if (st.epilogue) epi += (epi.empty() ? "" : ", ") + scalar(q);
+    }
+    s += "    prologue: [" + pro + "]\n";
+    s += "    epilogue: [" + epi + "]\n";
+    s += "    buffers: " + std::to_string(eo.yaml.buffers.size()) + "\n";
+    s += "    pipes: " + std::to_string(eo.yaml.pipes.size()) + "\n";
+    if (e.executions.empty()) {
+      s += "    executions: []\n";
+    } else {
+      s += "    executions:\n";
+      for (const Execution& x : e.executions)
+        s += "      - {program: " + scalar(x.program) + ", line: " + std::to_string(x.loc.line) + "}\n";
+    }
+  }
+  s += "queues:\n";
+  std::string current;
+  for (const QueueBufferInfo& b : c.queueBuffers) {
+    if (b.queue != current) {
+      current = b.queue;
+      s += "  - name: " + scalar(b.queue) + "\n";
+      s += "    buffers:\n";
+    }
+    s += "      # queue '" + b.queue + "' r = " + std::to_string(b.cellR) + ", c = " + std::to_string(b.cellC) + "\n";
+    s += "      - uniqid: " + std::to_string(b.uniqid) + "\n";
+    s += "        cell: [" + std::to_string(b.cellR) + ", " + std::to_string(b.cellC) + "]\n";
+    s += std::string("        ") + (b.host ? "host" : "dram") + ": [" + std::to_string(b.channel) + ", " + hex(b.address) + "]\n";
+    auto accesses = [&](const char* key, const std::vector<QueueAccess>& list) {
+      if (list.empty()) {
+        s += std::string("        ") + key + ": []\n";
+        return;
+      }
+      s += std::string("        ") + key + ":\n";
+      for (const QueueAccess& a : list) {
+        s += "          - {epoch: " + std::to_string(a.epoch) + ", op: " + scalar(a.op);
+        if (a.input >= 0) s += ", input: " + std::to_string(a.input);
+        if (a.gradient) s += ", gradient: true";
+        s += ", cores: " + cores(a.cores) + "}\n";
+      }
+    };
+    accesses("readers", b.readers);
+    accesses("writers", b.writers);
+  }
+  return s;
+}
+
+int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
+  std::optional<Arch> requested;
+  if (!opts.arch.empty()) {
+    requested = parseArch(opts.arch);
+    if (!requested) {
+      err << kTool << ": error: unknown --arch '" << opts.arch
+          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
+      return 2;
+    }
+  }
+  DeviceCache devices;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
+
+  std::string readError;
+  auto text = readFile(opts.input, readError);
+  if (!text) {
+    err << opts.input << ": error: cannot read netlist: " << readError << "\n";
+    return 1;
+  }
+  SourceBuffer source(opts.input, std::move(*text));
+  DiagnosticEngine diags;
+  std::optional<Netlist> nl = parseNetlist(source, diags);
+  std::optional<ValidationTarget> target;
+  if (nl) {
+    target = chooseTarget(*nl, requested, devices, diags);
+    if (target) validateNetlist(*nl, *target, diags);
+  }
+  if (printDiagnostics(err, source, diags, print) > 0 || !nl || !target) return 1;
+
+  Compilation comp;
+  DiagnosticEngine buildDiags;
+  const bool ok = compileNetlist(*nl, *target, buildDiags, comp);
+  if (printDiagnostics(err, source, buildDiags, print) > 0 || !ok) return 1;
+
+  // Every epoch's file first, the index last: a reader that finds the index
+  // finds every file it names.
+  std::filesystem::path outDir(opts.outDir);
+  std::string writeError;
+  for (const EpochOutput& eo : comp.epochs) {
+    std::filesystem::path dir = outDir / epochDir(eo.epoch.id) / "overlay";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      err << dir.string() << ": error: cannot create directory: " << ec.message() << "\n";
+      return 1;
+    }
+    const std::string path = (dir / "pipegen.yaml").string();
+    if (!writeFileAtomic(path, writePipegenYaml(eo.yaml), writeError)) {
+      err << path << ": error: cannot write: " << writeError << "\n";
+      return 1;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(outDir, ec);
+  const std::string index = (outDir / "epochs.yaml").string();
+  const std::string name = std::filesystem::path(opts.input).filename().string();
+  if (!writeFileAtomic(index, epochsIndexYaml(comp, name, std::string(archName(target->arch)), target->device->name),
+                       writeError)) {
+    err << index << ": error: cannot write: " << writeError << "\n";
+    return 1;
+  }
+  if (!opts.depfile.empty()) {
+    std::string deps = escapeMakeWord(index) + ": " + escapeMakeWord(opts.input);
+    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
+    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
+      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+      return 1;
+    }
+  }
+  (void)out;
+  return 0;
+}
+
+} // namespace tessera::pipe

@@ -1,0 +1,97 @@
+// pipegen as a library: one temporal epoch's buffers and pipes
+// (pipegen.yaml, lib/pipe/pipegen_model.hpp) -> the streams and phases of
+// every core (blob.yaml, lib/blob/blob_model.hpp), with L1 allocation and
+// resource checks. docs/pipegen.md describes the algorithm; the stream
+// semantics are the header comment of lib/blob/blob_model.hpp.
+//
+// Diagnostics (rule ids; all point at the buffer_/pipe_ document involved):
+//   [pipegen-buffer]   a buffer pipegen cannot place: core outside the worker
+//                      grid, operand id not valid for its type, two buffers
+//                      on one operand, zero tile size or chunk, DRAM channel
+//                      not on the device, ...
+//   [pipegen-pipe]     a pipe whose tiles do not add up: input periods that
+//                      disagree, epoch tiles not a whole number of passes,
+//                      tile sizes that differ, a buffer fed by two pipes
+//   [unsupported]      a documented shape pipegen does not implement
+//                      (pipe_consumer_repeat > 1, DRAM-to-DRAM pipes,
+//                      multicast into DRAM, ethernet buffers, relays it cannot
+//                      fold, an unpacker as a pipe input ...)
+//   [out-of-streams]   a core needs more overlay streams than it has
+//   [out-of-l1]        a core's buffers do not fit between
+//                      contract::kDataBufferBase and the top of L1
+//   [phase-limit]      an epoch whose phases cannot be expressed compactly
+//                      and would exceed the unroll limit
+//   [epoch-tiles]      warning: a pipe delivers a different number of tiles
+//                      than its output buffer's epoch_tiles
+//   [unconnected-buffer] warning: an operand buffer no pipe feeds or drains,
+//                      or a relay buffer no pipe reads
+#pragma once
+#include "blob/blob_model.hpp"
+#include "device/soc_descriptor.hpp"
+#include "pipe/pipegen_model.hpp"
+#include "support/diagnostics.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::pipegen {
+
+struct GenerateOptions {
+  // Upper bound on the transfers pipegen unrolls for one connected group of
+  // pipes before it compresses them into repeated phase lists.
+  uint64_t maxUnrolledTransfers = 4'000'000;
+  // Ring size (tiles) of the extra streams pipegen adds (DRAM readers that
+  // multicast, DRAM writers of gathers and forks).
+  uint32_t extraStreamRingTiles = 8;
+  // Merge non-contiguous windowed reads of one source to the same receivers
+  // into one phase with a chunk list (src_chunk_offsets). Off by default:
+  // the blob encoder and the stream engine must implement the lists.
+  bool chunkLists = false;
+};
+
+// One L1 allocation, for reports and tests.
+struct L1Block {
+  blob::StreamName stream;
+  uint32_t addr = 0;
+  uint32_t bytes = 0;
+  std::string what; // "buffer_<id> ('op', operand k)" or "DRAM reader of pipe <id>"
+};
+
+struct Generated {
+  blob::BlobYaml blob;
+  // A one-line description of each stream: op/queue, operand or role, core.
+  std::map<blob::StreamName, std::string> comments;
+  std::vector<L1Block> l1;       // every allocation, by core then address (descending)
+  uint32_t epoch = 0;
+  std::string graphName;
+};
+
+// Lowers one epoch. Problems go to `diags` (positions in the pipegen.yaml
+// the model was read from); nullopt when any error was reported.
+std::optional<Generated> generateBlob(const pipe::PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags,
+                                      const GenerateOptions& options = {});
+
+// NOC address of a DRAM buffer: ((y << 6 | x) << 32) | addr, (x, y) the NOC
+// coordinates of DRAM channel `chan` (subchannel `sub`) of the descriptor.
+uint64_t dramNocAddress(int x, int y, uint64_t addr);
+
+// The tool: flags in, exit code out (0 written, 1 invalid input or resource
+// error or write failure, 2 usage error).
+struct PipegenOptions {
+  std::string input;    // pipegen.yaml
+  std::string output;   // blob.yaml
+  std::string arch;     // default grayskull
+  std::string device;   // SoC descriptor file or bundled name; overrides arch
+  std::optional<uint32_t> epoch; // default: from temporal_epoch_<E> in the input path, else 0
+  std::string depfile;
+  size_t maxErrors = 20;
+  bool noWarnings = false;
+  bool chunkLists = false; // GenerateOptions::chunkLists
+};
+int runPipegen(const PipegenOptions& options, std::ostream& out, std::ostream& err);
+
+} // namespace tessera::pipegen

@@ -1,0 +1,1418 @@
+// pipegen's core: pipes -> transfers -> per-stream phases, stream ids, L1.
+//
+// Vocabulary (docs/pipegen.md):
+// - chunk: one input_list entry: `tiles` tiles at `offset` of the current
+//   period of one buffer.
+// - pass: one walk over a pipe's input_list; pass k goes to output group
+//   k % G (G inner lists of a nested output_list, else 1).
+// - round: pipe_periodic_repeat passes (at least 1); every popped source
+//   (packer, DRAM queue) moves to its next period after a round.
+// - transfer: tiles moving from one sending stream to its receivers (or to
+//   or from DRAM) in one phase of each stream involved.
+// - component: pipes that share a packer (a fork) and so must be unrolled
+//   together; all its pipes have the same number of rounds.
+#include "pipegen/pipegen.hpp"
+
+#include "device/arch_params.hpp"
+#include "device/device_contract.h"
+#include "netlist/enums.hpp"
+#include "pipegen/pipegen_yaml_reader.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <tuple>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+namespace tessera::pipegen {
+
+using pipe::Buffer;
+using pipe::BufferType;
+using pipe::Pipe;
+using pipe::PipegenYaml;
+
+uint64_t dramNocAddress(int x, int y, uint64_t addr) {
+  return ((static_cast<uint64_t>(y & 0x3F) << 6 | static_cast<uint64_t>(x & 0x3F)) << 32) | (addr & 0xFFFFFFFFull);
+}
+
+namespace {
+
+constexpr uint32_t kDramRow = 255; // core_coordinates of DRAM buffers in BUDA files
+
+SourceLoc locOf(const pipe::SourcePos& p) { return {p.line, p.column}; }
+
+std::string bufName(const Buffer& b) { return "buffer_" + std::to_string(b.uniqid); }
+std::string coreText(uint32_t r, uint32_t c) { return "[" + std::to_string(r) + ", " + std::to_string(c) + "]"; }
+
+enum class BufKind {
+  Operand,  // unpacker, packer, intermediate, gradient_op: an operand buffer on a core
+  Relay,    // prolog_relay / relay: folded away (docs/pipegen.md, "Relays")
+  Dram,     // data in DRAM: dram_io, dram_prolog, padding, anything at [255, 255]
+  Other,    // anything else on a core (not usable in pipes)
+};
+
+struct BufInfo {
+  BufKind kind = BufKind::Other;
+  bool popped = false;      // Dram: reads pop queue slots; Operand packers: always consumed
+  uint64_t period = 0;      // tiles of one period (slot for DRAM)
+  int stream = -1;          // Operand: its stream
+  std::vector<size_t> readerPlans; // plans reading it, in pipe order
+  int writerPipe = -1;      // pipe whose output it is
+  bool isPacker = false;
+  bool isReceiver = false;  // unpacker
+  bool isIntermediate = false;  // intermediate or gradient_op: no pipes, the kernel's own buffer
+  bool padding = false;         // Dram: constant tiles, no memory
+  bool ramLike = false;         // Dram: no pointer updates (RAM, prologue, epilogue)
+};
+
+struct Chunk {
+  uint32_t buf = 0;
+  uint64_t offset = 0;
+  uint64_t tiles = 0;
+};
+
+struct Plan {
+  size_t pipe = 0;
+  std::vector<Chunk> chunks;                 // one pass
+  std::vector<std::vector<uint32_t>> groups; // output buffers per group
+  uint64_t ppr = 1;                          // passes per round
+  uint64_t rounds = 0;
+  uint64_t passTiles = 0;
+  bool dramOut = false;
+  bool dropped = false;                      // folded into its readers (relay input pipes)
+  bool directDramWrite = false;              // dramOut from one packer: its stream writes DRAM
+  int component = -1;
+  // Endpoints.
+  int directDramReader = -1;                 // receiver stream reading DRAM itself
+  int dramReader = -1;                       // extra stream reading DRAM and sending on
+  int dramWriter = -1;                       // stream writing the DRAM output
+  std::vector<std::vector<int>> groupStreams;
+  std::map<uint32_t, size_t> lastChunkOf;    // DRAM buffer -> index of its last chunk in a pass
+};
+
+enum class Src { Packer, Dram };
+enum class Dst { Local, Remote, DramOut };
+
+struct Transfer {
+  int sender = -1;
+  size_t plan = 0;
+  uint64_t tiles = 0;
+  Src src = Src::Packer;
+  int dramIn = -1;             // Dram: buffer index
+  uint64_t periodTiles = 0;    // windowed (DRAM always, packers when not FIFO)
+  uint64_t offset = 0;
+  bool done = false;
+  uint64_t freedBefore = 0;    // windowed packers: tiles of the period released before / after this transfer
+  uint64_t freed = 0;
+  std::vector<uint64_t> chunkOffsets; // --chunk-lists: the chunks of `chunkTiles` tiles this transfer sends
+  uint64_t chunkTiles = 0;
+  Dst dst = Dst::Local;
+  int dramOut = -1;            // DramOut: buffer index
+  std::vector<int> dest;       // Remote: receivers
+  std::vector<Dst> destRole;   // per receiver: Local or DramOut (a writer stream)
+  std::vector<size_t> destPlan; // per receiver: its plan (forks merge several pipes into one transfer)
+  // Position of this transfer in each participant's item list.
+  std::vector<std::pair<int, size_t>> pos;
+  bool absorbed = false;
+  size_t absorbedCount = 0;
+};
+
+enum class StreamRole { Operand, DramReader, DramWriter };
+
+struct StreamB {
+  blob::StreamName name;
+  uint32_t r = 0, c = 0;
+  int buf = -1;                 // Operand streams
+  size_t plan = 0;              // extra streams
+  StreamRole role = StreamRole::Operand;
+  uint32_t msgSize = 0;
+  uint32_t dataFormat = 0;
+  uint64_t ringTiles = 0;
+  int component = -1;
+  std::vector<size_t> items;    // transfers, in this stream's order
+  std::string comment;
+  SourceLoc loc;                // where to point diagnostics about it
+  std::string what;             // for L1 notes
+  uint32_t bufAddr = 0, bufSize = 0;
+};
+
+struct CoreKey {
+  uint32_t chip, r, c;
+  auto operator<=>(const CoreKey&) const = default;
+};
+
+uint64_t gcd64(uint64_t a, uint64_t b) { return std::gcd(a, b); }
+uint64_t lcm64(uint64_t a, uint64_t b) { return a / std::gcd(a, b) * b; }
+// Saturating arithmetic: absurd inputs give absurd numbers, never wrapped ones.
+uint64_t satMul(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+uint64_t satAdd(uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+constexpr size_t kMaxFoldedChunks = 1'000'000;
+
+class Builder {
+public:
+  Builder(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags, const GenerateOptions& opts)
+      : doc_(doc), soc_(soc), diags_(diags), opts_(opts), info_(doc.buffers.size()) {}
+
+  std::optional<Generated> run();
+
+private:
+  bool classifyBuffers();
+  bool makePlans();
+  bool foldRelays();
+  bool countPasses();
+  bool makeComponents();
+  bool placeEndpoints();
+  bool generate();
+  void mergeTransfers();
+  bool emitPhases(Generated& out);
+  bool allocateL1(Generated& out);
+
+  const Buffer& B(size_t i) const { return doc_.buffers[i]; }
+  const Pipe& P(size_t planIndex) const { return doc_.pipes[plans_[planIndex].pipe]; }
+  std::string opText(const Buffer& b) const {
+    return std::string(info_[&b - doc_.buffers.data()].kind == BufKind::Dram ? "queue '" : "op '") + b.mdOpName + "'";
+  }
+  DiagnosticEngine::Builder bufError(const std::string& rule, const Buffer& b, const std::string& msg) {
+    return diags_.error(rule, locOf(b.pos), bufName(b) + " (" + opText(b) + "): " + msg);
+  }
+  DiagnosticEngine::Builder pipeError(const std::string& rule, const Pipe& p, const std::string& msg) {
+    return diags_.error(rule, locOf(p.pos), "pipe " + std::to_string(p.id) + ": " + msg);
+  }
+  DiagnosticEngine::Builder noteBuf(DiagnosticEngine::Builder d, const Buffer& b) {
+    return d.note(locOf(b.pos), bufName(b) + ": " + opText(b) + (info_[&b - doc_.buffers.data()].kind == BufKind::Dram
+                                                                     ? std::string(" in DRAM")
+                                                                     : " on core " + coreText(b.core.r, b.core.c)));
+  }
+  std::optional<uint32_t> resolve(uint64_t id, uint64_t& offset) const;
+  std::optional<blob::StreamName> nocName(uint32_t chip, uint32_t r, uint32_t c, uint32_t streamId) const;
+  int newExtraStream(size_t plan, StreamRole role, const std::vector<std::pair<uint32_t, uint32_t>>& cores,
+                     uint32_t chip, uint32_t tileSize, uint32_t format);
+  uint32_t formatOf(const Buffer& b) const;
+  uint64_t dramAddr(const Buffer& b) const;
+  void addItem(int stream, size_t t) {
+    transfers_[t].pos.push_back({stream, streams_[stream].items.size()});
+    streams_[stream].items.push_back(t);
+  }
+
+  const PipegenYaml& doc_;
+  const SocDescriptor& soc_;
+  DiagnosticEngine& diags_;
+  const GenerateOptions& opts_;
+  std::vector<BufInfo> info_;
+  std::map<uint64_t, uint32_t> byId_;
+  std::vector<Plan> plans_;
+  std::vector<StreamB> streams_;
+  std::map<CoreKey, std::set<uint32_t>> usedIds_;
+  std::vector<Transfer> transfers_;
+  std::vector<uint64_t> componentMultiplier_;
+  std::vector<uint64_t> componentRounds_;     // rounds generated per component
+  std::vector<std::vector<int>> dramReaders_; // by buffer: streams that read it with pops, first-seen order
+  std::vector<bool> packerWindowed_;  // by buffer
+  std::vector<bool> packerMerged_;    // by buffer
+  std::vector<size_t> packerEmissions_; // by buffer: emissions per round
+  std::vector<std::vector<uint64_t>> packerFreed_; // by buffer: windowed: tiles released after each emission
+  std::vector<std::vector<std::pair<size_t, size_t>>> packerOrder_; // by buffer: emission order (reader, chunk)
+};
+
+std::optional<uint32_t> Builder::resolve(uint64_t id, uint64_t& offset) const {
+  auto it = byId_.upper_bound(id);
+  if (it == byId_.begin()) return std::nullopt;
+  --it;
+  offset = id - it->first;
+  return it->second;
+}
+
+std::optional<blob::StreamName> Builder::nocName(uint32_t chip, uint32_t r, uint32_t c, uint32_t streamId) const {
+  CoreCoord noc = soc_.workerCore(static_cast<int>(r), static_cast<int>(c));
+  if (noc.x < 0) return std::nullopt;
+  return blob::StreamName{chip, static_cast<uint32_t>(noc.y), static_cast<uint32_t>(noc.x), streamId};
+}
+
+uint32_t Builder::formatOf(const Buffer& b) const {
+  if (b.dataFormat)
+    if (auto f = netlist::parseDataFormat(*b.dataFormat)) return static_cast<uint32_t>(*f);
+  // BUDA files name no format: the first format (enum order) with this tile size.
+  for (uint32_t f = 0; f < contract::kDataFormatCount; ++f)
+    if (netlist::tileSizeBytes(static_cast<netlist::DataFormat>(f)) == b.tileSize) return f;
+  return 0;
+}
+
+uint64_t Builder::dramAddr(const Buffer& b) const {
+  CoreCoord d = soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan));
+  return dramNocAddress(d.x, d.y, b.dramAddr);
+}
+
+// ---------------------------------------------------------------------------
+// Buffers: kind, period, operand stream.
+// ---------------------------------------------------------------------------
+bool Builder::classifyBuffers() {
+  size_t errors = diags_.errorCount();
+  const int maxStreams = archParams(soc_.arch).maxStreamsPerCore;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, size_t> operandOwner;
+  for (size_t i = 0; i < doc_.buffers.size(); ++i) {
+    const Buffer& b = B(i);
+    BufInfo& in = info_[i];
+    byId_.emplace(b.uniqid, static_cast<uint32_t>(i));
+    const std::string& t = b.bufferTypeText;
+    bool atDram = b.core.r == kDramRow && b.core.c == kDramRow;
+    if (b.bufferType == BufferType::DramIo || b.bufferType == BufferType::DramProlog || atDram || b.isPadding)
+      in.kind = BufKind::Dram;
+    else if (b.bufferType == BufferType::Unpacker || b.bufferType == BufferType::Packer ||
+             b.bufferType == BufferType::Intermediate || t == "gradient_op")
+      in.kind = BufKind::Operand;
+    else if (b.bufferType == BufferType::Relay || t == "prolog_relay")
+      in.kind = BufKind::Relay;
+    else
+      in.kind = BufKind::Other;
+    in.isPacker = b.bufferType == BufferType::Packer;
+    in.isReceiver = b.bufferType == BufferType::Unpacker;
+    in.isIntermediate = b.bufferType == BufferType::Intermediate || t == "gradient_op";
+    in.period = periodTiles(b, doc_.dialect);
+    if (b.tileSize == 0) {
+      bufError("pipegen-buffer", b, "tile_size is 0");
+      continue;
+    }
+    if (b.bufferType == BufferType::Ethernet) {
+      bufError("unsupported", b, "ethernet buffers (multi-chip) are not supported");
+      continue;
+    }
+    if (in.kind == BufKind::Dram) {
+      // Queues pop a slot per period; prologue copies, padding and RAM buffers are read in place.
+      in.padding = b.isPadding;
+      in.ramLike = b.dramRamFlag || b.dramBufFlag;
+      in.popped = b.bufferType == BufferType::DramIo && !b.isPadding && !in.ramLike;
+      if (in.padding) continue;
+      if (soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan)).x < 0)
+        bufError("pipegen-buffer", b,
+                 "DRAM channel " + std::to_string(b.dramChan) + " subchannel " + std::to_string(b.dramSubChan) +
+                     " is not on device '" + soc_.name + "' (" + std::to_string(soc_.dramChannelCount()) +
+                     " channels)");
+      if (b.dramAddr > 0xFFFFFFFFull)
+        bufError("pipegen-buffer", b, "dram_addr " + std::to_string(b.dramAddr) + " does not fit 32 bits");
+      continue;
+    }
+    if (static_cast<int>(b.core.r) >= soc_.workerRows || static_cast<int>(b.core.c) >= soc_.workerCols) {
+      bufError("pipegen-buffer", b,
+               "core_coordinates " + coreText(b.core.r, b.core.c) + " are outside the " +
+                   std::to_string(soc_.workerRows) + "x" + std::to_string(soc_.workerCols) + " worker grid of '" +
+                   soc_.name + "'");
+      continue;
+    }
+    if (in.kind != BufKind::Operand) continue;
+    bool gradient = t == "gradient_op";
+    bool idOk = (in.isReceiver && b.id < 16) || (in.isPacker && b.id >= 16 && b.id < 24) ||
+                (in.isIntermediate && !gradient && b.id >= 24 && b.id < 32) ||
+                (gradient && b.id >= 16 && b.id < 32);
+    if (!idOk) {
+      bufError("pipegen-buffer", b,
+               "operand id " + std::to_string(b.id) + " is not valid for a " + t +
+                   " buffer (inputs 0-15, outputs 16-23, intermediates 24-31)");
+      continue;
+    }
+    uint32_t streamId = blob::kOperandStreamBase + b.id;
+    if (static_cast<int>(streamId) >= maxStreams) {
+      bufError("out-of-streams", b, "operand " + std::to_string(b.id) + " needs stream " + std::to_string(streamId) +
+                                        " but cores have " + std::to_string(maxStreams));
+      continue;
+    }
+    if (b.sizeTiles == 0) {
+      bufError("pipegen-buffer", b, "size_tiles is 0");
+      continue;
+    }
+    auto key = std::make_tuple(b.chipId, b.core.r, b.core.c, streamId);
+    if (auto [it, fresh] = operandOwner.emplace(key, i); !fresh) {
+      noteBuf(bufError("pipegen-buffer", b,
+                       "core " + coreText(b.core.r, b.core.c) + " already has a buffer for operand " +
+                           std::to_string(b.id)),
+              B(it->second));
+      continue;
+    }
+    auto name = nocName(b.chipId, b.core.r, b.core.c, streamId);
+    StreamB s;
+    s.name = *name;
+    s.r = b.core.r;
+    s.c = b.core.c;
+    s.buf = static_cast<int>(i);
+    s.role = StreamRole::Operand;
+    s.msgSize = b.tileSize;
+    s.dataFormat = formatOf(b);
+    s.ringTiles = b.sizeTiles;
+    s.loc = locOf(b.pos);
+    std::string role = in.isReceiver  ? "input " + std::to_string(b.id)
+                       : in.isPacker  ? "output " + std::to_string(b.id - 16)
+                       : gradient     ? std::string("gradient accumulator")
+                                      : "intermediate " + std::to_string(b.id - 24);
+    s.what = bufName(b) + " ('" + b.mdOpName + "', operand " + std::to_string(b.id) + ")";
+    s.comment = "op '" + b.mdOpName + "' " + role + " (operand " + std::to_string(b.id) + ", " + bufName(b) +
+                ") on core " + coreText(b.core.r, b.core.c);
+    in.stream = static_cast<int>(streams_.size());
+    usedIds_[{b.chipId, b.core.r, b.core.c}].insert(streamId);
+    streams_.push_back(std::move(s));
+    if (gradient && (b.dramBufFlag || b.writeDramBufFlag) &&
+        soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan)).x < 0)
+      bufError("pipegen-buffer", b,
+               "DRAM channel " + std::to_string(b.dramChan) + " subchannel " + std::to_string(b.dramSubChan) +
+                   " is not on device '" + soc_.name + "' (" + std::to_string(soc_.dramChannelCount()) + " channels)");
+  }
+  return diags_.errorCount() == errors;
+}
+
+// ---------------------------------------------------------------------------
+// Pipes -> plans (chunks per pass, output groups).
+// ---------------------------------------------------------------------------
+bool Builder::makePlans() {
+  size_t errors = diags_.errorCount();
+  for (size_t pi = 0; pi < doc_.pipes.size(); ++pi) {
+    const Pipe& p = doc_.pipes[pi];
+    Plan plan;
+    plan.pipe = pi;
+    plan.ppr = std::max<uint32_t>(1, p.pipePeriodicRepeat);
+    bool ok = true;
+    if (p.pipeConsumerRepeat > 1) {
+      pipeError("unsupported", p, "pipe_consumer_repeat " + std::to_string(p.pipeConsumerRepeat) +
+                                      " is not supported (only 1)");
+      continue;
+    }
+    uint32_t tileSize = 0;
+    for (uint64_t id : p.inputList) {
+      uint64_t offset = 0;
+      auto bi = resolve(id, offset);
+      if (!bi) { ok = false; break; } // the reader has reported it
+      const Buffer& b = B(*bi);
+      const BufInfo& in = info_[*bi];
+      if (b.scatterGatherNumTiles == 0) {
+        noteBuf(pipeError("pipegen-buffer", p, "input " + std::to_string(id) + " has scatter_gather_num_tiles 0"), b);
+        ok = false;
+        break;
+      }
+      if (in.kind == BufKind::Operand && !in.isPacker) {
+        noteBuf(pipeError("unsupported", p, "input " + std::to_string(id) + " is a " + b.bufferTypeText +
+                                                " buffer; pipes read packer, relay and DRAM buffers"),
+                b);
+        ok = false;
+        break;
+      }
+      if (in.kind == BufKind::Other) {
+        noteBuf(pipeError("unsupported", p, "input " + std::to_string(id) + " is a buffer of type '" +
+                                                b.bufferTypeText + "', which pipegen cannot read"),
+                b);
+        ok = false;
+        break;
+      }
+      if (tileSize == 0) tileSize = b.tileSize;
+      if (b.tileSize != tileSize) {
+        noteBuf(pipeError("pipegen-pipe", p, "input " + std::to_string(id) + " has tile_size " +
+                                                 std::to_string(b.tileSize) + ", other inputs " +
+                                                 std::to_string(tileSize)),
+                b);
+        ok = false;
+        break;
+      }
+      uint64_t tiles = entryTiles(b, doc_.dialect);
+      plan.chunks.push_back({*bi, offset, tiles});
+      plan.passTiles += tiles;
+    }
+    if (!ok) continue;
+    size_t dramOuts = 0, outs = 0;
+    for (const auto& group : p.outputList) {
+      std::vector<uint32_t> g;
+      for (uint64_t id : group) {
+        auto it = byId_.find(id);
+        if (it == byId_.end()) { ok = false; break; }
+        const Buffer& b = B(it->second);
+        BufInfo& in = info_[it->second];
+        if (b.tileSize != tileSize) {
+          noteBuf(pipeError("pipegen-pipe", p, "output " + std::to_string(id) + " has tile_size " +
+                                                   std::to_string(b.tileSize) + ", the inputs " +
+                                                   std::to_string(tileSize)),
+                  b);
+          ok = false;
+          break;
+        }
+        if (in.kind == BufKind::Dram) ++dramOuts;
+        else if (!(in.kind == BufKind::Operand && in.isReceiver) && in.kind != BufKind::Relay) {
+          noteBuf(pipeError("unsupported", p, "output " + std::to_string(id) + " is a " + b.bufferTypeText +
+                                                  " buffer; pipes write unpacker, relay and DRAM buffers"),
+                  b);
+          ok = false;
+          break;
+        }
+        if (in.writerPipe >= 0) {
+          const Pipe& other = doc_.pipes[static_cast<size_t>(in.writerPipe)];
+          pipeError("pipegen-pipe", p, "output " + std::to_string(id) + " is also the output of pipe " +
+                                           std::to_string(other.id))
+              .note(locOf(other.pos), "pipe " + std::to_string(other.id));
+          ok = false;
+          break;
+        }
+        in.writerPipe = static_cast<int>(pi);
+        ++outs;
+        g.push_back(it->second);
+      }
+      if (!ok) break;
+      plan.groups.push_back(std::move(g));
+    }
+    if (!ok) continue;
+    if (dramOuts > 0) {
+      if (outs != 1) {
+        pipeError("unsupported", p, "a pipe that writes DRAM must have exactly one output buffer (found " +
+                                        std::to_string(outs) + " outputs, " + std::to_string(dramOuts) +
+                                        " of them in DRAM)");
+        continue;
+      }
+      plan.dramOut = true;
+      for (const Chunk& ch : plan.chunks)
+        if (info_[ch.buf].kind == BufKind::Dram) {
+          noteBuf(pipeError("unsupported", p, "DRAM-to-DRAM pipes are not supported"), B(ch.buf));
+          ok = false;
+          break;
+        }
+      if (!ok) continue;
+    }
+    plans_.push_back(std::move(plan));
+  }
+  return diags_.errorCount() == errors;
+}
+
+// A relay buffer (prolog_relay) is the single output of a pipe A and an input
+// of pipes B: B's chunks of the relay are replaced by the A chunks that
+// carried those tiles, so no relay stream or L1 is needed.
+bool Builder::foldRelays() {
+  size_t errors = diags_.errorCount();
+  std::set<uint32_t> relaysRead;
+  for (const Plan& p : plans_)
+    for (const Chunk& c : p.chunks)
+      if (info_[c.buf].kind == BufKind::Relay) relaysRead.insert(c.buf);
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (size_t bi = 0; bi < plans_.size(); ++bi) {
+      Plan& pb = plans_[bi];
+      if (pb.dropped) continue;
+      std::vector<Chunk> out;
+      bool touched = false;
+      for (const Chunk& ch : pb.chunks) {
+        if (info_[ch.buf].kind != BufKind::Relay) {
+          out.push_back(ch);
+          continue;
+        }
+        touched = true;
+        const Buffer& relay = B(ch.buf);
+        int writer = info_[ch.buf].writerPipe;
+        size_t ai = plans_.size();
+        for (size_t k = 0; k < plans_.size(); ++k)
+          if (static_cast<int>(plans_[k].pipe) == writer) ai = k;
+        if (ai == plans_.size()) {
+          noteBuf(pipeError("pipegen-pipe", P(bi), "reads relay buffer " + std::to_string(relay.uniqid) +
+                                                       " that no pipe writes"),
+                  relay);
+          return false;
+        }
+        const Plan& pa = plans_[ai];
+        bool aConstant = std::all_of(pa.chunks.begin(), pa.chunks.end(), [&](const Chunk& c) {
+          return info_[c.buf].kind == BufKind::Dram && !info_[c.buf].popped;
+        });
+        bool bOnlyRelay = std::all_of(pb.chunks.begin(), pb.chunks.end(), [&](const Chunk& c) { return c.buf == ch.buf; });
+        if (pa.groups.size() != 1 || pa.groups[0].size() != 1 || pa.passTiles != info_[ch.buf].period ||
+            (!aConstant && !bOnlyRelay)) {
+          noteBuf(pipeError("unsupported", P(bi),
+                            "cannot fold relay buffer " + std::to_string(relay.uniqid) + " (its pipe " +
+                                std::to_string(P(ai).id) +
+                                " must have it as its only output, a pass of exactly one relay period, and "
+                                "constant inputs unless the relay is this pipe's only input)"),
+                  relay);
+          return false;
+        }
+        // Tiles [ch.offset, ch.offset + ch.tiles) of A's pass.
+        uint64_t at = 0;
+        for (const Chunk& a : pa.chunks) {
+          uint64_t lo = std::max(at, ch.offset), hi = std::min(at + a.tiles, ch.offset + ch.tiles);
+          if (lo < hi) out.push_back({a.buf, a.offset + (lo - at), hi - lo});
+          at += a.tiles;
+        }
+        if (!aConstant) pb.ppr = satMul(pb.ppr, pa.ppr);
+        if (out.size() > kMaxFoldedChunks) {
+          pipeError("unsupported", P(bi), "folding relay buffers gives more than " +
+                                              std::to_string(kMaxFoldedChunks) + " input chunks");
+          return false;
+        }
+      }
+      if (touched) {
+        pb.chunks = std::move(out);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  // Pipes writing relays are now folded into their readers.
+  for (Plan& p : plans_) {
+    bool relayOut = false;
+    for (const auto& g : p.groups)
+      for (uint32_t b : g) relayOut |= info_[b].kind == BufKind::Relay;
+    if (!relayOut) continue;
+    bool read = false;
+    for (const auto& g : p.groups)
+      for (uint32_t b : g) read |= relaysRead.count(b) > 0;
+    if (read && !(p.groups.size() == 1 && p.groups[0].size() == 1)) {
+      pipeError("unsupported", doc_.pipes[p.pipe], "a pipe that writes a relay buffer must have it as its only output");
+      return false;
+    }
+    if (!read)
+      diags_.warning("unconnected-buffer", locOf(doc_.pipes[p.pipe].pos),
+                     "pipe " + std::to_string(doc_.pipes[p.pipe].id) + " writes a relay buffer no pipe reads");
+    p.dropped = true;
+  }
+  for (Plan& p : plans_)
+    for (const Chunk& c : p.chunks)
+      if (info_[c.buf].kind == BufKind::Relay) {
+        pipeError("unsupported", doc_.pipes[p.pipe], "relay chain too deep to fold");
+        return false;
+      }
+  return diags_.errorCount() == errors;
+}
+
+// Passes and rounds of every plan; reader lists of source buffers.
+bool Builder::countPasses() {
+  size_t errors = diags_.errorCount();
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    Plan& plan = plans_[pi];
+    if (plan.dropped) continue;
+    const Pipe& p = P(pi);
+    plan.passTiles = 0;
+    for (const Chunk& c : plan.chunks) plan.passTiles += c.tiles;
+    if (plan.dramOut && std::any_of(plan.chunks.begin(), plan.chunks.end(),
+                                    [&](const Chunk& c) { return info_[c.buf].kind == BufKind::Dram; })) {
+      pipeError("unsupported", p, "DRAM-to-DRAM pipes are not supported (through a relay buffer)");
+      continue;
+    }
+    // Popped sources fix the number of rounds.
+    std::optional<uint64_t> rounds;
+    int first = -1;
+    bool ok = true;
+    std::set<uint32_t> seen;
+    for (const Chunk& c : plan.chunks) {
+      const BufInfo& in = info_[c.buf];
+      bool popped = (in.kind == BufKind::Operand && in.isPacker) || (in.kind == BufKind::Dram && in.popped);
+      if (!popped || !seen.insert(c.buf).second) continue;
+      const Buffer& b = B(c.buf);
+      uint64_t total = epochTotalTiles(b, doc_.dialect);
+      if (in.period == 0 || total % in.period != 0) {
+        noteBuf(pipeError("pipegen-pipe", p, "input " + bufName(b) + " carries " + std::to_string(total) +
+                                                 " tiles in the epoch, not a whole number of its " +
+                                                 std::to_string(in.period) + "-tile periods"),
+                b);
+        ok = false;
+        break;
+      }
+      uint64_t r = total / in.period;
+      if (!rounds) {
+        rounds = r;
+        first = static_cast<int>(c.buf);
+      } else if (*rounds != r) {
+        noteBuf(noteBuf(pipeError("pipegen-pipe", p, "inputs carry different numbers of periods in the epoch (" +
+                                                         std::to_string(*rounds) + " and " + std::to_string(r) + ")"),
+                        B(static_cast<size_t>(first))),
+                b);
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    uint64_t G = plan.groups.size();
+    if (satMul(plan.ppr, plan.chunks.size()) > opts_.maxUnrolledTransfers) {
+      pipeError("phase-limit", p, "pipe_periodic_repeat " + std::to_string(plan.ppr) + " x " +
+                                      std::to_string(plan.chunks.size()) + " input chunks exceed the unroll limit of " +
+                                      std::to_string(opts_.maxUnrolledTransfers));
+      continue;
+    }
+    if (rounds) {
+      plan.rounds = *rounds;
+    } else {
+      // Constant inputs only: the outputs say how many passes.
+      uint64_t total = 0;
+      for (const auto& g : plan.groups) total = satAdd(total, B(g[0]).epochTiles);
+      if (plan.passTiles == 0 || total % plan.passTiles != 0) {
+        pipeError("pipegen-pipe", p, "its outputs take " + std::to_string(total) + " tiles in the epoch, not a whole "
+                                     "number of " + std::to_string(plan.passTiles) + "-tile passes");
+        continue;
+      }
+      uint64_t passes = total / plan.passTiles;
+      if (passes % plan.ppr != 0) plan.ppr = 1;
+      plan.rounds = passes / plan.ppr;
+    }
+    // Outputs' epoch_tiles against what arrives.
+    uint64_t passes = satMul(plan.rounds, plan.ppr);
+    for (uint64_t g = 0; g < G; ++g) {
+      uint64_t n = passes / G + (g < passes % G ? 1 : 0);
+      for (uint32_t b : plan.groups[g])
+        if (satMul(n, plan.passTiles) != B(b).epochTiles && info_[b].kind != BufKind::Relay)
+          diags_.warning("epoch-tiles", locOf(p.pos),
+                         "pipe " + std::to_string(p.id) + " delivers " + std::to_string(satMul(n, plan.passTiles)) +
+                             " tiles to " + bufName(B(b)) + " whose epoch_tiles is " + std::to_string(B(b).epochTiles));
+    }
+    for (const Chunk& c : plan.chunks) {
+      auto& readers = info_[c.buf].readerPlans;
+      if (readers.empty() || readers.back() != pi) readers.push_back(pi);
+    }
+  }
+  return diags_.errorCount() == errors;
+}
+
+// Union of plans sharing a packer; unroll length and multiplier.
+bool Builder::makeComponents() {
+  std::vector<size_t> parent(plans_.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::function<size_t(size_t)> find = [&](size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); };
+  for (const BufInfo& in : info_)
+    if (in.isPacker)
+      for (size_t k = 1; k < in.readerPlans.size(); ++k) parent[find(in.readerPlans[k])] = find(in.readerPlans[0]);
+  std::map<size_t, int> ids;
+  std::vector<uint64_t> cycle, rounds;
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    Plan& p = plans_[pi];
+    if (p.dropped) continue;
+    auto [it, fresh] = ids.emplace(find(pi), static_cast<int>(cycle.size()));
+    if (fresh) {
+      cycle.push_back(1);
+      rounds.push_back(p.rounds);
+    }
+    p.component = it->second;
+    uint64_t G = p.groups.size();
+    cycle[it->second] = lcm64(cycle[it->second], G / gcd64(G, p.ppr));
+  }
+  componentMultiplier_.assign(cycle.size(), 1);
+  componentRounds_.assign(cycle.size(), 0);
+  for (size_t k = 0; k < cycle.size(); ++k) {
+    uint64_t R = rounds[k];
+    uint64_t gen = (R == 0) ? 0 : (R % cycle[k] == 0 ? cycle[k] : R);
+    componentRounds_[k] = gen;
+    componentMultiplier_[k] = gen == 0 ? 1 : R / gen;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Endpoints: packer modes, direct DRAM readers/writers, extra streams.
+// ---------------------------------------------------------------------------
+int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std::pair<uint32_t, uint32_t>>& cores,
+                            uint32_t chip, uint32_t tileSize, uint32_t format) {
+  const int maxStreams = archParams(soc_.arch).maxStreamsPerCore;
+  std::vector<uint32_t> pool;
+  for (uint32_t s = 0; s < blob::kOperandStreamBase; ++s) pool.push_back(s);
+  for (uint32_t s = blob::kOperandStreamEnd; s < static_cast<uint32_t>(maxStreams); ++s) pool.push_back(s);
+  const Pipe& p = doc_.pipes[plans_[plan].pipe];
+  // Prefer a core with a free stream and room for the ring; else any core
+  // with a free stream (the L1 check then reports the core).
+  uint64_t top = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
+  uint64_t capacity = top > contract::kDataBufferBase ? top - contract::kDataBufferBase : 0;
+  uint64_t ring = satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), tileSize);
+  auto l1Used = [&](uint32_t r, uint32_t c) {
+    uint64_t used = 0;
+    for (const StreamB& s : streams_)
+      if (s.name.chip == chip && s.r == r && s.c == c)
+        used = satAdd(used, s.role == StreamRole::Operand ? satMul(s.ringTiles, s.msgSize) : satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), s.msgSize));
+    return used;
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> ordered;
+  for (auto rc : cores)
+    if (std::find(ordered.begin(), ordered.end(), rc) == ordered.end() && satAdd(l1Used(rc.first, rc.second), ring) <= capacity)
+      ordered.push_back(rc);
+  for (auto rc : cores)
+    if (std::find(ordered.begin(), ordered.end(), rc) == ordered.end()) ordered.push_back(rc);
+  for (auto [r, c] : ordered) {
+    auto& used = usedIds_[{chip, r, c}];
+    for (uint32_t id : pool) {
+      if (used.count(id)) continue;
+      used.insert(id);
+      StreamB s;
+      s.name = *nocName(chip, r, c, id);
+      s.r = r;
+      s.c = c;
+      s.plan = plan;
+      s.role = role;
+      s.msgSize = tileSize;
+      s.dataFormat = format;
+      s.loc = locOf(p.pos);
+      std::string kind = role == StreamRole::DramReader ? "DRAM reader" : "DRAM writer";
+      s.what = "stream " + std::to_string(id) + " (" + kind + " of pipe " + std::to_string(p.id) + ")";
+      s.comment = kind + " of pipe " + std::to_string(p.id) + (p.comment.empty() ? "" : " (" + p.comment + ")") +
+                  " on core " + coreText(r, c);
+      streams_.push_back(std::move(s));
+      return static_cast<int>(streams_.size() - 1);
+    }
+  }
+  auto [r0, c0] = cores.front();
+  auto d = pipeError("out-of-streams", p,
+                     "core " + coreText(r0, c0) + " has no free overlay stream for the " +
+                         (role == StreamRole::DramReader ? "DRAM reader" : "DRAM writer") + " this pipe needs (" +
+                         std::to_string(pool.size()) + " streams outside the operand range 8-39, all in use" +
+                         (cores.size() > 1 ? " on every core of the pipe" : "") + ")");
+  for (const StreamB& s : streams_)
+    if (s.r == r0 && s.c == c0 && s.name.chip == chip && s.role != StreamRole::Operand) d.note(s.loc, s.what);
+  return -1;
+}
+
+bool Builder::placeEndpoints() {
+  size_t errors = diags_.errorCount();
+  // Pipes writing DRAM from a single packer: the packer's stream writes.
+  for (Plan& plan : plans_) {
+    if (plan.dropped || !plan.dramOut) continue;
+    uint32_t src = plan.chunks.front().buf;
+    plan.directDramWrite = info_[src].isPacker && std::all_of(plan.chunks.begin(), plan.chunks.end(),
+                                                              [&](const Chunk& c) { return c.buf == src; });
+  }
+  // Packer emission modes.
+  packerWindowed_.assign(doc_.buffers.size(), false);
+  packerMerged_.assign(doc_.buffers.size(), false);
+  packerEmissions_.assign(doc_.buffers.size(), 0);
+  packerFreed_.assign(doc_.buffers.size(), {});
+  packerOrder_.assign(doc_.buffers.size(), {});
+  for (size_t bi = 0; bi < doc_.buffers.size(); ++bi) {
+    BufInfo& in = info_[bi];
+    if (!in.isPacker || in.readerPlans.empty()) continue;
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
+    bool anyDirect = false;
+    for (size_t pi : in.readerPlans) {
+      const Plan& plan = plans_[pi];
+      anyDirect |= plan.directDramWrite;
+      std::vector<std::pair<uint64_t, uint64_t>> ranges;
+      for (uint64_t r = 0; r < plan.ppr; ++r)
+        for (const Chunk& c : plan.chunks)
+          if (c.buf == bi) ranges.push_back({c.offset, c.tiles});
+      lists.push_back(std::move(ranges));
+    }
+    // Forks that take the same tiles in the same order share one multicast
+    // transfer per chunk (not possible into DRAM: a phase has one destination).
+    bool merged = lists.size() > 1 && !anyDirect &&
+                  std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; });
+    std::vector<std::pair<uint64_t, uint64_t>> emissions;
+    std::vector<std::pair<size_t, size_t>>& order = packerOrder_[bi]; // (reader, its chunk index)
+    if (merged || lists.size() == 1) {
+      emissions = lists[0];
+      for (size_t j = 0; j < emissions.size(); ++j) order.push_back({0, j});
+    } else {
+      // Several pipes read different tiles: interleave them by tile offset
+      // (each pipe keeps its own order), so the ring frees in order and
+      // needs no more than the pipes' common reorder window.
+      std::vector<size_t> head(lists.size(), 0);
+      for (;;) {
+        size_t best = lists.size();
+        for (size_t k = 0; k < lists.size(); ++k)
+          if (head[k] < lists[k].size() &&
+              (best == lists.size() || lists[k][head[k]].first < lists[best][head[best]].first))
+            best = k;
+        if (best == lists.size()) break;
+        emissions.push_back(lists[best][head[best]]);
+        order.push_back({best, head[best]++});
+      }
+    }
+    uint64_t at = 0;
+    bool fifo = true;
+    for (auto [off, n] : emissions) {
+      fifo &= off == at;
+      at += n;
+    }
+    fifo &= at == in.period;
+    packerMerged_[bi] = merged;
+    packerWindowed_[bi] = !fifo;
+    packerEmissions_[bi] = emissions.size();
+    if (fifo) continue;
+    // Windowed: after each emission release the longest prefix of the period
+    // no later emission reads (and the packer has surely pushed); the ring
+    // must hold what is read but not yet released (the reorder window).
+    size_t K = emissions.size();
+    std::vector<uint64_t> laterMin(K, in.period);
+    for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
+    std::vector<uint64_t> freed(K);
+    uint64_t released = 0, maxEnd = 0, window = 0;
+    for (size_t k = 0; k < K; ++k) {
+      uint64_t end = satAdd(emissions[k].first, emissions[k].second);
+      maxEnd = std::max(maxEnd, end);
+      window = std::max(window, end - std::min(end, released));
+      if (k + 1 == K) {
+        window = std::max(window, in.period - std::min(in.period, released));
+        freed[k] = in.period;
+      } else {
+        freed[k] = std::max(released, std::min(laterMin[k], maxEnd));
+        released = freed[k];
+      }
+    }
+    packerFreed_[bi] = std::move(freed);
+    StreamB& s = streams_[static_cast<size_t>(in.stream)];
+    s.ringTiles = std::max<uint64_t>(s.ringTiles, window);
+  }
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    Plan& plan = plans_[pi];
+    if (plan.dropped) continue;
+    const Buffer& firstIn = B(plan.chunks.front().buf);
+    for (const auto& g : plan.groups) {
+      std::vector<int> ss;
+      for (uint32_t b : g)
+        if (info_[b].kind == BufKind::Operand) ss.push_back(info_[b].stream);
+      plan.groupStreams.push_back(std::move(ss));
+    }
+    bool hasDram = false;
+    for (size_t k = 0; k < plan.chunks.size(); ++k)
+      if (info_[plan.chunks[k].buf].kind == BufKind::Dram) {
+        hasDram = true;
+        plan.lastChunkOf[plan.chunks[k].buf] = k;
+      }
+    if (!plan.dramOut) {
+      size_t outs = 0;
+      for (const auto& g : plan.groups) outs += g.size();
+      if (hasDram) {
+        if (outs == 1) {
+          plan.directDramReader = plan.groupStreams[0][0];
+        } else {
+          std::vector<std::pair<uint32_t, uint32_t>> cores;
+          for (const auto& g : plan.groups)
+            for (uint32_t b : g) cores.push_back({B(b).core.r, B(b).core.c});
+          plan.dramReader = newExtraStream(pi, StreamRole::DramReader, cores, B(plan.groups[0][0]).chipId,
+                                           firstIn.tileSize, formatOf(firstIn));
+        }
+      }
+    } else {
+      if (plan.directDramWrite) {
+        plan.dramWriter = info_[plan.chunks.front().buf].stream;
+      } else {
+        std::vector<std::pair<uint32_t, uint32_t>> cores;
+        for (const Chunk& c : plan.chunks) cores.push_back({B(c.buf).core.r, B(c.buf).core.c});
+        plan.dramWriter = newExtraStream(pi, StreamRole::DramWriter, cores, firstIn.chipId, firstIn.tileSize,
+                                         formatOf(firstIn));
+      }
+    }
+  }
+  return diags_.errorCount() == errors;
+}
+
+// ---------------------------------------------------------------------------
+// Transfers.
+// ---------------------------------------------------------------------------
+bool Builder::generate() {
+  dramReaders_.assign(doc_.buffers.size(), {});
+  std::vector<std::vector<size_t>> byComponent(componentRounds_.size());
+  for (size_t pi = 0; pi < plans_.size(); ++pi)
+    if (!plans_[pi].dropped) byComponent[static_cast<size_t>(plans_[pi].component)].push_back(pi);
+  for (size_t k = 0; k < byComponent.size(); ++k) {
+    const auto& comp = byComponent[k];
+    uint64_t rounds = componentRounds_[k];
+    // Bound the unrolled size before building anything.
+    uint64_t perRound = 0;
+    for (size_t pi : comp) perRound = satAdd(perRound, satMul(plans_[pi].ppr, plans_[pi].chunks.size()));
+    if (rounds != 0 && perRound > opts_.maxUnrolledTransfers / rounds) {
+      const Pipe& p = P(comp.front());
+      pipeError("phase-limit", p,
+                std::to_string(rounds) + " rounds of " + std::to_string(perRound) +
+                    " transfers exceed the unroll limit of " + std::to_string(opts_.maxUnrolledTransfers) +
+                    " (the rounds do not repeat with a shorter cycle)");
+      return false;
+    }
+    for (size_t pi : comp) {
+      const Plan& plan = plans_[pi];
+      auto setComponent = [&](int s) {
+        if (s >= 0) streams_[static_cast<size_t>(s)].component = static_cast<int>(k);
+      };
+      for (const Chunk& c : plan.chunks)
+        if (info_[c.buf].isPacker) setComponent(info_[c.buf].stream);
+      for (const auto& g : plan.groupStreams)
+        for (int s : g) setComponent(s);
+      setComponent(plan.dramReader);
+      setComponent(plan.dramWriter);
+    }
+    for (uint64_t round = 0; round < rounds; ++round) {
+      std::map<std::pair<uint32_t, uint64_t>, size_t> merged; // (packer, emission) -> transfer
+      // Packer transfers of this round by (packer, reader, chunk): they join
+      // the packer's list in the packer's emission order once the round is built.
+      std::map<std::tuple<uint32_t, size_t, size_t>, size_t> pending;
+      std::set<uint32_t> packers;
+      for (size_t pi : comp) {
+        const Plan& plan = plans_[pi];
+        std::map<uint32_t, uint64_t> emission; // packer -> index of its chunk in this plan's round
+        for (uint64_t r = 0; r < plan.ppr; ++r) {
+          uint64_t pass = round * plan.ppr + r;
+          size_t g = static_cast<size_t>(pass % plan.groups.size());
+          for (size_t ci = 0; ci < plan.chunks.size(); ++ci) {
+            const Chunk& ch = plan.chunks[ci];
+            const BufInfo& in = info_[ch.buf];
+            // Receivers of this chunk and their roles.
+            std::vector<int> dest;
+            std::vector<Dst> roles;
+            Dst senderDst = Dst::Remote;
+            int sender = -1;
+            if (in.kind == BufKind::Dram) {
+              sender = plan.directDramReader >= 0 ? plan.directDramReader : plan.dramReader;
+              if (plan.directDramReader >= 0) senderDst = Dst::Local;
+              else
+                for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
+              Transfer t;
+              t.sender = sender;
+              t.plan = pi;
+              t.tiles = ch.tiles;
+              t.src = Src::Dram;
+              t.dramIn = static_cast<int>(ch.buf);
+              t.periodTiles = in.period;
+              t.offset = ch.offset;
+              t.done = in.popped && r + 1 == plan.ppr && plan.lastChunkOf.at(ch.buf) == ci;
+              t.dst = senderDst;
+              t.dest = dest;
+              t.destRole = roles;
+              t.destPlan.assign(dest.size(), pi);
+              size_t id = transfers_.size();
+              transfers_.push_back(std::move(t));
+              addItem(sender, id);
+              for (int s : dest) addItem(s, id);
+              if (in.popped) {
+                auto& readers = dramReaders_[ch.buf];
+                if (std::find(readers.begin(), readers.end(), sender) == readers.end()) readers.push_back(sender);
+              }
+              continue;
+            }
+            // A packer.
+            sender = in.stream;
+            if (plan.dramOut) {
+              if (plan.dramWriter == sender) senderDst = Dst::DramOut;
+              else dest.push_back(plan.dramWriter), roles.push_back(Dst::DramOut);
+            } else {
+              for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
+            }
+            uint64_t j = emission[ch.buf]++;
+            const auto& readers = info_[ch.buf].readerPlans;
+            size_t reader = packerMerged_[ch.buf] ? 0 : static_cast<size_t>(std::find(readers.begin(), readers.end(), pi) - readers.begin());
+            if (packerMerged_[ch.buf]) {
+              auto it = merged.find({ch.buf, j});
+              if (it != merged.end()) {
+                Transfer& t = transfers_[it->second];
+                for (size_t d = 0; d < dest.size(); ++d) {
+                  t.dest.push_back(dest[d]);
+                  t.destRole.push_back(roles[d]);
+                  t.destPlan.push_back(pi);
+                  addItem(dest[d], it->second);
+                }
+                continue;
+              }
+            }
+            Transfer t;
+            t.sender = sender;
+            t.plan = pi;
+            t.tiles = ch.tiles;
+            t.src = Src::Packer;
+            if (packerWindowed_[ch.buf]) {
+              t.periodTiles = in.period;
+              t.offset = ch.offset;
+            }
+            t.dst = senderDst;
+            if (senderDst == Dst::DramOut) t.dramOut = static_cast<int>(plan.groups[0][0]);
+            t.dest = dest;
+            t.destRole = roles;
+            t.destPlan.assign(dest.size(), pi);
+            size_t id = transfers_.size();
+            transfers_.push_back(std::move(t));
+            pending[{ch.buf, reader, j}] = id;
+            packers.insert(ch.buf);
+            for (int s : dest) addItem(s, id);
+            if (packerMerged_[ch.buf]) merged[{ch.buf, j}] = id;
+          }
+        }
+      }
+      for (uint32_t b : packers) {
+        const auto& order = packerOrder_[b];
+        for (size_t e = 0; e < order.size(); ++e) {
+          auto it = pending.find({b, order[e].first, order[e].second});
+          if (it == pending.end()) continue; // cannot happen: every reader reads its chunks each round
+          Transfer& t = transfers_[it->second];
+          if (packerWindowed_[b]) {
+            t.done = e + 1 == order.size();
+            t.freedBefore = e == 0 ? 0 : packerFreed_[b][e - 1];
+            t.freed = packerFreed_[b][e];
+          }
+          addItem(info_[b].stream, it->second);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// Consecutive transfers with the same participants, adjacent in every
+// participant's list and contiguous in their source, become one.
+void Builder::mergeTransfers() {
+  for (size_t ti = 0; ti < transfers_.size(); ++ti) {
+    Transfer& t = transfers_[ti];
+    if (t.absorbed) continue;
+    for (;;) {
+      size_t next = SIZE_MAX;
+      bool ok = true;
+      for (auto [s, p] : t.pos) {
+        const auto& items = streams_[static_cast<size_t>(s)].items;
+        size_t idx = p + 1 + t.absorbedCount;
+        if (idx >= items.size()) {
+          ok = false;
+          break;
+        }
+        if (next == SIZE_MAX) next = items[idx];
+        else if (next != items[idx]) ok = false;
+      }
+      if (!ok || next == SIZE_MAX || next == ti) break;
+      Transfer& u = transfers_[next];
+      if (u.absorbed || u.pos.size() != t.pos.size() || u.sender != t.sender || u.plan != t.plan || u.src != t.src ||
+          u.dst != t.dst || u.dramIn != t.dramIn || u.dramOut != t.dramOut || u.dest != t.dest ||
+          u.destRole != t.destRole || u.destPlan != t.destPlan || u.periodTiles != t.periodTiles)
+        break;
+      if (t.periodTiles != 0 && t.done) break;
+      if (t.src == Src::Packer && t.freed != t.freedBefore) break; // would need a larger window
+      if (t.tiles + u.tiles > 0xFFFFFFFFull) break;
+      bool contiguous = t.chunkOffsets.empty() && u.offset == t.offset + t.tiles;
+      if (t.periodTiles != 0 && !contiguous) {
+        // A chunk list: same chunk size, one offset per chunk.
+        uint64_t chunk = t.chunkOffsets.empty() ? t.tiles : t.chunkTiles;
+        if (!opts_.chunkLists || u.tiles != chunk) break;
+        if (t.chunkOffsets.empty()) {
+          t.chunkOffsets.push_back(t.offset);
+          t.chunkTiles = chunk;
+        }
+        t.chunkOffsets.push_back(u.offset);
+      }
+      t.tiles += u.tiles;
+      t.done = u.done;
+      t.freed = u.freed;
+      u.absorbed = true;
+      t.absorbedCount += 1 + u.absorbedCount; // u may have absorbed its own successors already
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Phases per stream.
+// ---------------------------------------------------------------------------
+bool samePhase(const blob::StreamPhase& a, const blob::StreamPhase& b) {
+  return a.numMsgs == b.numMsgs && a.pipeId == b.pipeId && a.sourceEndpoint == b.sourceEndpoint &&
+         a.remoteSource == b.remoteSource && a.dramInput == b.dramInput && a.localReceiver == b.localReceiver &&
+         a.remoteReceiver == b.remoteReceiver && a.dramOutput == b.dramOutput && a.src == b.src && a.dest == b.dest &&
+         a.dramBufNocAddr == b.dramBufNocAddr && a.srcPeriodTiles == b.srcPeriodTiles &&
+         a.srcTileOffset == b.srcTileOffset && a.srcPeriodDone == b.srcPeriodDone &&
+         a.srcFreedTiles == b.srcFreedTiles && a.srcChunkOffsets == b.srcChunkOffsets &&
+         a.srcChunkTiles == b.srcChunkTiles && a.dramPadding == b.dramPadding &&
+         a.paddingValue == b.paddingValue && a.dramRam == b.dramRam &&
+         a.incomingDataNoc == b.incomingDataNoc && a.outgoingDataNoc == b.outgoingDataNoc && a.vc == b.vc &&
+         a.intermediate == b.intermediate;
+}
+
+bool Builder::emitPhases(Generated& out) {
+  size_t errors = diags_.errorCount();
+  std::vector<std::vector<blob::StreamPhase>> phases(streams_.size());
+  std::vector<std::vector<int>> phaseDram(streams_.size()); // DRAM buffer of each phase, -1 for none (or padding)
+  std::vector<uint64_t> iters(streams_.size(), 1);
+  for (size_t si = 0; si < streams_.size(); ++si) {
+    StreamB& s = streams_[si];
+    auto& list = phases[si];
+    for (size_t ti : s.items) {
+      const Transfer& t = transfers_[ti];
+      if (t.absorbed) continue;
+      const Pipe& p = P(t.plan);
+      blob::StreamPhase ph;
+      int dramBuf = -1;
+      ph.numMsgs = static_cast<uint32_t>(t.tiles);
+      ph.pipeId = p.id;
+      if (t.sender == static_cast<int>(si)) {
+        if (t.src == Src::Packer) {
+          ph.sourceEndpoint = true;
+          if (t.periodTiles) ph.srcFreedTiles = static_cast<uint32_t>(t.freed);
+        } else {
+          ph.dramInput = true;
+          const Buffer& d = B(static_cast<size_t>(t.dramIn));
+          const BufInfo& din = info_[static_cast<size_t>(t.dramIn)];
+          if (din.padding) {
+            ph.dramPadding = true;
+            ph.paddingValue = static_cast<float>(d.paddingValue.value_or(0.0));
+          } else {
+            ph.dramBufNocAddr = dramAddr(d);
+            ph.dramRam = din.ramLike;
+            dramBuf = t.dramIn;
+          }
+        }
+        ph.srcPeriodTiles = static_cast<uint32_t>(t.periodTiles);
+        ph.srcTileOffset = static_cast<uint32_t>(t.offset);
+        ph.srcPeriodDone = t.done;
+        for (uint64_t o : t.chunkOffsets) ph.srcChunkOffsets.push_back(static_cast<uint32_t>(o));
+        ph.srcChunkTiles = static_cast<uint32_t>(t.chunkTiles);
+        if (t.dst == Dst::Local) ph.localReceiver = true;
+        else if (t.dst == Dst::Remote) {
+          ph.remoteReceiver = true;
+          for (int d : t.dest) ph.dest.push_back(streams_[static_cast<size_t>(d)].name);
+        } else {
+          ph.dramOutput = true;
+          const Buffer& d = B(static_cast<size_t>(t.dramOut));
+          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramRam = info_[static_cast<size_t>(t.dramOut)].ramLike;
+          dramBuf = t.dramOut;
+        }
+        ph.outgoingDataNoc = p.outgoingNocId;
+        ph.vc = p.outgoingVc;
+        ph.incomingDataNoc = p.incomingNocId;
+      } else {
+        ph.remoteSource = true;
+        ph.src.push_back(streams_[static_cast<size_t>(t.sender)].name);
+        size_t k = 0;
+        while (k < t.dest.size() && t.dest[k] != static_cast<int>(si)) ++k;
+        const Pipe& rp = k < t.destPlan.size() ? P(t.destPlan[k]) : p;
+        ph.pipeId = rp.id;
+        if (k < t.dest.size() && t.destRole[k] == Dst::DramOut) {
+          // A writer stream: its own pipe's queue (a fork's shared transfer serves several).
+          dramBuf = static_cast<int>(plans_[t.destPlan[k]].groups[0][0]);
+          ph.dramOutput = true;
+          const Buffer& d = B(static_cast<size_t>(dramBuf));
+          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramRam = info_[static_cast<size_t>(dramBuf)].ramLike;
+          ph.outgoingDataNoc = rp.outgoingNocId;
+          ph.vc = rp.outgoingVc;
+        } else {
+          ph.localReceiver = true;
+        }
+        ph.incomingDataNoc = rp.incomingNocId;
+      }
+      list.push_back(std::move(ph));
+      phaseDram[si].push_back(dramBuf);
+    }
+    if (s.role == StreamRole::Operand && list.empty()) {
+      const Buffer& b = B(static_cast<size_t>(s.buf));
+      const BufInfo& in = info_[static_cast<size_t>(s.buf)];
+      if (!in.isIntermediate && in.readerPlans.empty() && in.writerPipe < 0)
+        diags_.warning("unconnected-buffer", locOf(b.pos),
+                       bufName(b) + " ('" + b.mdOpName + "'): no pipe " + (in.isPacker ? "reads" : "feeds") +
+                           " this operand buffer");
+      blob::StreamPhase ph;
+      ph.intermediate = true;
+      ph.sourceEndpoint = true;
+      ph.localReceiver = true;
+      ph.numMsgs = b.epochTiles;
+      if (b.bufferTypeText == "gradient_op" && (b.dramBufFlag || b.writeDramBufFlag)) {
+        ph.numMsgs = b.sizeTiles; // the whole block is loaded and stored
+        ph.dramBufNocAddr = dramAddr(b);
+        ph.dramRam = true;
+      }
+      list.push_back(std::move(ph));
+    }
+    // Whole-list repeats: the shortest period of the list.
+    size_t L = list.size();
+    size_t best = L;
+    for (size_t k = 1; k < L; ++k) {
+      if (L % k) continue;
+      bool periodic = true;
+      for (size_t i = k; i < L && periodic; ++i) periodic = samePhase(list[i], list[i - k]);
+      if (periodic) {
+        best = k;
+        break;
+      }
+    }
+    iters[si] = satMul(L / std::max<size_t>(best, 1),
+                       s.component >= 0 ? componentMultiplier_[static_cast<size_t>(s.component)] : 1);
+    list.resize(best);
+    phaseDram[si].resize(std::min(phaseDram[si].size(), best));
+    if (iters[si] > 0xFFFFFFFFull) {
+      diags_.error("phase-limit", s.loc, "stream " + std::to_string(s.name.streamId) + " on core " + coreText(s.r, s.c) +
+                                             " repeats its phases " + std::to_string(iters[si]) +
+                                             " times, more than num_iters_in_epoch can hold");
+    }
+  }
+  if (diags_.errorCount() != errors) return false;
+  // Extra streams: ring sizes from their phases.
+  for (size_t si = 0; si < streams_.size(); ++si) {
+    StreamB& s = streams_[si];
+    if (s.role == StreamRole::Operand) continue;
+    uint64_t most = 1;
+    for (const auto& ph : phases[si]) most = std::max<uint64_t>(most, ph.numMsgs);
+    s.ringTiles = std::min<uint64_t>(most, std::max<uint32_t>(1, opts_.extraStreamRingTiles));
+  }
+  if (!allocateL1(out)) return false;
+  // Assemble, with the DRAM side of every stream.
+  std::map<blob::StreamName, size_t> order;
+  for (size_t si = 0; si < streams_.size(); ++si) order[streams_[si].name] = si;
+  for (auto& [name, si] : order) {
+    StreamB& s = streams_[si];
+    blob::Stream stream;
+    stream.name = name;
+    std::vector<int> dramBufs; // first-use order
+    for (size_t k = 0; k < phases[si].size(); ++k) {
+      blob::StreamPhase& ph = phases[si][k];
+      ph.phaseId = k;
+      ph.msgSize = s.msgSize;
+      ph.bufAddr = s.bufAddr;
+      ph.bufSize = s.bufSize;
+      ph.numItersInEpoch = static_cast<uint32_t>(iters[si]);
+      ph.bufId = s.buf >= 0 ? B(static_cast<size_t>(s.buf)).uniqid : 0;
+      ph.dataFormat = s.dataFormat;
+    }
+    // DRAM buffers this stream touches, in first-use order.
+    std::vector<size_t> phaseBuf(phases[si].size(), SIZE_MAX);
+    for (size_t k = 0; k < phaseDram[si].size(); ++k) {
+      int buf = phaseDram[si][k];
+      if (buf < 0) continue;
+      phaseBuf[k] = static_cast<size_t>(buf);
+      if (std::find(dramBufs.begin(), dramBufs.end(), buf) == dramBufs.end()) dramBufs.push_back(buf);
+    }
+    for (size_t idx = 0; idx < dramBufs.size(); ++idx) {
+      const Buffer& d = B(static_cast<size_t>(dramBufs[idx]));
+      const BufInfo& in = info_[static_cast<size_t>(dramBufs[idx])];
+      blob::DramIo io;
+      io.name = name;
+      io.index = static_cast<uint32_t>(idx);
+      io.dramBufNocAddr = dramAddr(d);
+      io.dramBufSizeQSlots = std::max<uint32_t>(1, d.qSlots);
+      io.dramBufSizeTiles = static_cast<uint32_t>(in.period);
+      uint64_t bytes = satMul(satMul(io.dramBufSizeQSlots, in.period), d.tileSize);
+      io.dramBufSizeBytes = static_cast<uint32_t>(std::min<uint64_t>(bytes, 0xFFFFFFFFull));
+      io.ram = d.dramRamFlag;
+      io.msgSize = d.tileSize;
+      uint64_t g = 0, total = 0;
+      for (size_t k = 0; k < phases[si].size(); ++k)
+        if (phaseBuf[k] == static_cast<size_t>(dramBufs[idx])) {
+          g = gcd64(g, phases[si][k].numMsgs);
+          total = satAdd(total, phases[si][k].numMsgs);
+          io.input |= phases[si][k].dramInput;
+          io.output |= phases[si][k].dramOutput;
+        }
+      total = satMul(total, iters[si]);
+      io.numMsgs = static_cast<uint32_t>(std::min<uint64_t>(total, 0xFFFFFFFFull));
+      uint64_t ring = std::max<uint64_t>(1, s.ringTiles);
+      uint64_t chunk = g == 0 ? 1 : g;
+      if (chunk > ring) {
+        uint64_t best = 1;
+        for (uint64_t f = 1; f * f <= chunk; ++f)
+          if (chunk % f == 0) {
+            if (f <= ring) best = std::max(best, f);
+            if (chunk / f <= ring) best = std::max(best, chunk / f);
+          }
+        chunk = best;
+      }
+      io.chunkTiles = static_cast<uint32_t>(chunk);
+      const auto& readers = dramReaders_[static_cast<size_t>(dramBufs[idx])];
+      auto it = std::find(readers.begin(), readers.end(), static_cast<int>(si));
+      if (io.input && it != readers.end()) {
+        io.readerIndex = static_cast<uint32_t>(it - readers.begin());
+        io.totalReaders = static_cast<uint32_t>(readers.size());
+      }
+      for (size_t k = 0; k < phases[si].size(); ++k)
+        if (phaseBuf[k] == static_cast<size_t>(dramBufs[idx])) {
+          blob::StreamPhase& ph = phases[si][k];
+          ph.dramBufSizeQSlots = io.dramBufSizeQSlots;
+          ph.dramBufSizeTiles = io.dramBufSizeTiles;
+          ph.dramChunkTiles = io.chunkTiles;
+          ph.dramReaderIndex = io.readerIndex;
+          ph.dramTotalReaders = io.totalReaders;
+        }
+      out.blob.dramBlob.push_back(std::move(io));
+    }
+    // A gradient accumulator's ram cell: loaded before, stored after the epoch.
+    if (s.role == StreamRole::Operand && phases[si].size() == 1 && phases[si][0].intermediate &&
+        phases[si][0].dramBufNocAddr != 0) {
+      const Buffer& b = B(static_cast<size_t>(s.buf));
+      blob::DramIo io;
+      io.name = name;
+      io.dramBufNocAddr = phases[si][0].dramBufNocAddr;
+      io.dramBufSizeQSlots = std::max<uint32_t>(1, b.qSlots);
+      io.dramBufSizeTiles = b.sizeTiles;
+      io.dramBufSizeBytes =
+          static_cast<uint32_t>(std::min<uint64_t>(satMul(satMul(io.dramBufSizeQSlots, b.sizeTiles), b.tileSize),
+                                                   0xFFFFFFFFull));
+      io.chunkTiles = b.sizeTiles;
+      io.input = io.output = io.ram = true;
+      io.msgSize = b.tileSize;
+      io.numMsgs = b.sizeTiles;
+      phases[si][0].dramBufSizeQSlots = io.dramBufSizeQSlots;
+      phases[si][0].dramBufSizeTiles = io.dramBufSizeTiles;
+      phases[si][0].dramChunkTiles = io.chunkTiles;
+      out.blob.dramBlob.push_back(std::move(io));
+    }
+    stream.phases = std::move(phases[si]);
+    out.comments[name] = s.comment;
+    out.blob.streams.push_back(std::move(stream));
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// L1: every ring, from the top of L1 down to kDataBufferBase.
+// ---------------------------------------------------------------------------
+bool Builder::allocateL1(Generated& out) {
+  size_t errors = diags_.errorCount();
+  uint64_t top = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
+  std::map<CoreKey, std::vector<size_t>> byCore;
+  for (size_t si = 0; si < streams_.size(); ++si)
+    byCore[{streams_[si].name.chip, streams_[si].r, streams_[si].c}].push_back(si);
+  for (auto& [core, list] : byCore) {
+    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      const StreamB &x = streams_[a], &y = streams_[b];
+      bool xo = x.role == StreamRole::Operand, yo = y.role == StreamRole::Operand;
+      if (xo != yo) return xo;
+      return x.name.streamId < y.name.streamId;
+    });
+    uint64_t addr = top;
+    uint64_t need = 0;
+    int failed = -1;
+    for (size_t si : list) {
+      StreamB& s = streams_[si];
+      uint64_t bytes = satMul(s.ringTiles, s.msgSize);
+      need = satAdd(need, bytes);
+      if (failed >= 0) continue;
+      if (bytes > addr || ((addr - bytes) & ~uint64_t{31}) < contract::kDataBufferBase) {
+        failed = static_cast<int>(si);
+        continue;
+      }
+      addr = (addr - bytes) & ~uint64_t{31};
+      s.bufAddr = static_cast<uint32_t>(addr);
+      s.bufSize = static_cast<uint32_t>(bytes);
+    }
+    if (failed >= 0) {
+      const StreamB& f = streams_[static_cast<size_t>(failed)];
+      char range[64];
+      std::snprintf(range, sizeof range, "0x%x-0x%llx", contract::kDataBufferBase,
+                    static_cast<unsigned long long>(top));
+      auto d = diags_.error("out-of-l1", f.loc,
+                            "core " + coreText(core.r, core.c) + " is out of L1: its buffers need " +
+                                std::to_string(need) + " bytes, " + std::to_string(top - contract::kDataBufferBase) +
+                                " are available (" + range + "); " + f.what + " does not fit");
+      for (size_t si : list) {
+        const StreamB& s = streams_[si];
+        d.note(s.loc, s.what + ": " + std::to_string(satMul(s.ringTiles, s.msgSize)) + " bytes (" +
+                          std::to_string(s.ringTiles) + " tiles of " + std::to_string(s.msgSize) + ")");
+      }
+      continue;
+    }
+    for (size_t si : list) {
+      const StreamB& s = streams_[si];
+      out.l1.push_back({s.name, s.bufAddr, s.bufSize, s.what});
+    }
+  }
+  return diags_.errorCount() == errors;
+}
+
+std::optional<Generated> Builder::run() {
+  if (soc_.workerRows == 0) {
+    diags_.error("pipegen-buffer", {}, "device '" + soc_.name + "' has no worker cores");
+    return std::nullopt;
+  }
+  if (!classifyBuffers() || !makePlans() || !foldRelays() || !countPasses() || !makeComponents() ||
+      !placeEndpoints() || !generate())
+    return std::nullopt;
+  mergeTransfers();
+  Generated out;
+  out.epoch = doc_.epoch;
+  out.graphName = doc_.graphName;
+  if (!emitPhases(out)) return std::nullopt;
+  return out;
+}
+
+} // namespace
+
+std::optional<Generated> generateBlob(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags,
+                                      const GenerateOptions& options) {
+  return Builder(doc, soc, diags, options).run();
+}
+
+} // namespace tessera::pipegen

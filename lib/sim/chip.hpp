@@ -1,0 +1,122 @@
+// The simulated chip: the worker grid of a soc descriptor (each worker a
+// TensixCore with its coprocessor, created on first use so unused workers
+// cost no L1), the DRAM channels, the stream engine and the NOCs' cycle
+// model, and the epoch loop that interleaves them:
+//
+//   round r = cycles [r*S, (r+1)*S), S = sliceCycles:
+//     every core with running harts runs one scheduler slice;
+//     the stream engine moves tiles up to (r+1)*S.
+//
+// The run ends when every hart has finished and every stream has run all its
+// phases (done), on a fault (a hart's, or a stream's: bad blob, L1 overflow,
+// DRAM address), at the cycle limit, or as a hang: `hangRounds` rounds in a
+// row in which no hart made progress, no tile moved and nothing was in flight.
+// The hang report names every waiting stream (core, stream id, phase, what it
+// waits for) and every waiting thread (pc, what it polls or stalls on).
+// docs/device-model.md, "Streams, NOC and DRAM".
+#pragma once
+#include "device/device_contract.h"
+#include "device/soc_descriptor.hpp"
+#include "sim/coprocessor.hpp"
+#include "sim/coprocessor_port_adapter.hpp"
+#include "sim/dram.hpp"
+#include "sim/noc.hpp"
+#include "sim/stream_engine.hpp"
+#include "sim/tensix_core.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+
+struct ChipRunOptions {
+  uint64_t sliceCycles = 256;                // scheduler slice of every core (and the stream engine's window)
+  uint64_t maxCycles = uint64_t{1} << 34;    // stop (CycleLimit) past this cycle
+  uint32_t hangRounds = 16;                  // rounds without progress that make a hang
+  contract::EpochInfo epoch{};               // written to every used core's L1
+  // Called for every used core after the firmware wrote its operand table
+  // and epoch info, before the harts start: lets the loader add what a blob
+  // cannot say (e.g. an untilized output's flags and row stride).
+  std::function<void(CoreCoord, TensixCore&)> afterFirmware;
+};
+
+enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };
+const char* chipStopName(ChipStop stop);  // "done", "fault", "hang", "cycle-limit"
+
+struct CoreEpochReport {
+  CoreCoord noc;
+  std::string name;
+  bool kernel = false;        // at least one thread had a program
+  bool blob = false;          // an overlay blob was found in L1
+  uint32_t streams = 0;       // streams its blob configured
+  uint64_t cycles = 0;        // last cycle its harts or its streams were busy
+  CoreRunResult harts;        // the harts' result (Done) or snapshot (other stops)
+};
+
+struct ChipRunResult {
+  ChipStop stop = ChipStop::Done;
+  uint64_t cycles = 0;           // epoch cycles: the last core's
+  uint64_t prologueCycles = 0;   // DRAM time of the firmware's prologue loads (before cycle 0)
+  std::string faultCategory;     // Fault: the hart's or stream engine's category, or "bad-blob", "load"
+  std::string faultCore;         // Fault: the core's name
+  std::vector<CoreEpochReport> cores;  // used cores, by NOC (y, then x)
+  std::vector<std::string> waitingStreams;  // Hang/CycleLimit: one line per unfinished stream
+  StreamCounters streams;
+  std::string message;           // summary; for hangs and limits every waiting stream and thread
+  bool ok() const;               // Done and every exit code 0
+};
+
+class Chip {
+public:
+  explicit Chip(const SocDescriptor& soc);
+  Chip(const SocDescriptor& soc, const DataMovementModel& model);
+  ~Chip();
+  Chip(const Chip&) = delete;
+  Chip& operator=(const Chip&) = delete;
+
+  const SocDescriptor& soc() const { return soc_; }
+  Arch arch() const { return soc_.arch; }
+  Dram& dram() { return dram_; }
+  const Dram& dram() const { return dram_; }
+  StreamEngine& streams() { return *engine_; }
+  const DataMovementModel& model() const { return model_; }
+
+  // The worker at NOC coordinate `noc`, created on first use (named "x-y");
+  // nullptr when `noc` is not a functional worker of the descriptor.
+  TensixCore* core(CoreCoord noc);
+  const TensixCore* findCore(CoreCoord noc) const;  // nullptr when not created
+  Coprocessor* coprocessor(CoreCoord noc);
+  // Reports say "core '<name>'".
+  void setCoreName(CoreCoord noc, const std::string& name);
+
+  // Starts setting up a new epoch: every created core gets resetForEpoch()
+  // (L1 kept), its coprocessor reset and its overlay region zeroed; the
+  // stream engine forgets the previous epoch. DRAM is kept.
+  void beginEpoch();
+  // Loads unpack.elf, math.elf and pack.elf from `dir` onto the core.
+  bool loadKernelDir(CoreCoord noc, const std::string& dir, std::string& error);
+  // Places an encoded blob (.hex text or words) into the core's overlay region.
+  bool loadBlobHex(CoreCoord noc, const std::string& hexText, std::string& error);
+  bool loadBlobWords(CoreCoord noc, std::span<const uint32_t> words, std::string& error);
+
+  // Runs the epoch set up since beginEpoch(): firmware start on every core
+  // with a blob or a program (decode the blob from L1, operand table, epoch
+  // info, stream configuration), the prologue, the rounds, the epilogue.
+  ChipRunResult runEpoch(const ChipRunOptions& options = {});
+
+private:
+  struct Worker;
+  Worker* worker(CoreCoord noc);
+
+  SocDescriptor soc_;
+  DataMovementModel model_;
+  Dram dram_;
+  std::unique_ptr<StreamEngine> engine_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // by y * gridX + x
+};
+
+}  // namespace tessera::sim

@@ -1,0 +1,60 @@
+// The library entry for running one epoch on the simulated chip from files:
+// per-core kernel directories (unpack.elf, math.elf, pack.elf from hlkc) and
+// overlay blobs (.hex from blobgen), plus helpers to put queue entries into
+// DRAM queue buffers and read them back (tilized per core with lib/formats).
+// The loader's --target sim builds on this (docs/device-model.md,
+// "Streams, NOC and DRAM").
+#pragma once
+#include "formats/blocking.hpp"
+#include "formats/tensor.hpp"
+#include "sim/chip.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+
+struct EpochCore {
+  CoreCoord noc;                   // physical NOC coordinate of a functional worker
+  std::string name;                // for reports; empty: "x-y"
+  std::string kernelDir;           // unpack.elf, math.elf, pack.elf; empty: the core runs only streams
+  std::string blobHexPath;         // the core's blob (.hex); empty: blobWords, or no blob
+  std::vector<uint32_t> blobWords; // an encoded blob (blob::encodeCoreBlob), placed at kOverlayBlobBase
+};
+
+struct EpochRun {
+  std::vector<EpochCore> cores;
+  ChipRunOptions options;
+};
+
+// chip.beginEpoch(), loads every core, then chip.runEpoch(). A file that
+// cannot be read or loaded stops with stop = Fault, faultCategory "load" and
+// the message naming the core and the file. DRAM is whatever the caller put
+// there.
+ChipRunResult runEpoch(Chip& chip, const EpochRun& run);
+
+// One buffer of a DRAM queue: where its header is.
+struct QueueBufferLoc {
+  uint32_t channel = 0;
+  uint64_t address = 0;
+};
+
+// Entry bytes of `slot` (entry slot s starts at address + 32 + s * entryBytes).
+bool writeQueueEntry(Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, std::span<const uint8_t> entry);
+std::vector<uint8_t> readQueueEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, uint64_t entryBytes);
+
+// Entry `w` of `tensor` tilized per core (formats::tilize: cores row-major,
+// each its t / ublock order) into slot `slot` of each core's buffer
+// (buffers.size() == gridR * gridC). Returns false with `error` on a size
+// mismatch or an address outside DRAM.
+bool writeTensorEntry(Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
+                      const formats::Tensor& tensor, int64_t w, const formats::Blocking& blocking,
+                      netlist::DataFormat df, std::string& error);
+// The inverse: reads slot `slot` of every buffer into entry `w` of `into`.
+bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
+                     const formats::Blocking& blocking, netlist::DataFormat df, formats::Tensor& into, int64_t w,
+                     std::string& error);
+
+}  // namespace tessera::sim

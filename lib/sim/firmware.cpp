@@ -1,0 +1,92 @@
+#include "sim/firmware.hpp"
+
+#include "device/device_contract.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace tessera::sim {
+
+namespace c = contract;
+
+namespace {
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+}  // namespace
+
+bool hasOverlayBlob(const TensixCore& core) {
+  std::span<const uint8_t> l1 = core.l1();
+  if (l1.size() < c::kOverlayBlobBase + 4) return false;
+  uint32_t w = 0;
+  std::memcpy(&w, l1.data() + c::kOverlayBlobBase, 4);
+  return w == blob::kBlobMagic;
+}
+
+std::optional<blob::CoreBlob> readOverlayBlob(const TensixCore& core, std::string& error) {
+  std::span<const uint8_t> l1 = core.l1();
+  const size_t end = std::min<size_t>(l1.size(), size_t{c::kOverlayBlobBase} + c::kOverlayBlobSize);
+  std::string why;
+  std::optional<blob::CoreBlob> b = blob::decodeCoreBlob(l1.subspan(c::kOverlayBlobBase, end - c::kOverlayBlobBase), why);
+  if (!b) error = "core '" + core.name() + "': " + why;
+  return b;
+}
+
+bool writeOperandTableFromBlob(TensixCore& core, const blob::CoreBlob& b, std::string& error) {
+  for (uint32_t o = 0; o < c::kOperandCount; ++o) core.writeOperand(o, c::OperandEntry{});
+  for (const blob::Stream& s : b.streams) {
+    const uint32_t id = s.name.streamId;
+    if (id < blob::kOperandStreamBase || id >= blob::kOperandStreamEnd || s.phases.empty()) continue;
+    const blob::StreamPhase& p = s.phases.front();
+    const uint32_t capacity = p.msgSize ? p.bufSize / p.msgSize : 0;
+    if (capacity > 0xFFFF) {
+      error = "core '" + core.name() + "': stream " + std::to_string(id) + ": buffer of " + std::to_string(capacity) +
+              " tiles does not fit the operand table (at most 65535)";
+      return false;
+    }
+    c::OperandEntry e{};
+    e.baseAddress = p.bufAddr;
+    e.tileSizeBytes = p.msgSize;
+    e.capacityTiles = static_cast<uint16_t>(capacity);
+    e.dataFormat = static_cast<uint8_t>(p.dataFormat);
+    core.writeOperand(id - blob::kOperandStreamBase, e);
+  }
+  return true;
+}
+
+bool loadOverlayHex(TensixCore& core, const std::vector<blob::HexSegment>& segments, std::string& error) {
+  const uint64_t lo = c::kOverlayBlobBase;
+  const uint64_t hi = std::min<uint64_t>(core.l1().size(), uint64_t{c::kOverlayBlobBase} + c::kOverlayBlobSize);
+  for (const blob::HexSegment& seg : segments) {
+    const uint64_t begin = uint64_t{seg.wordAddress} * 4, end = begin + seg.words.size() * 4;
+    if (begin < lo || end > hi) {
+      error = "core '" + core.name() + "': blob words [" + hex(begin) + ", " + hex(end) +
+              ") (byte addresses) are outside the overlay region [" + hex(lo) + ", " + hex(hi) + ")";
+      return false;
+    }
+  }
+  std::span<uint8_t> l1 = core.l1();
+  for (const blob::HexSegment& seg : segments) {
+    const std::vector<uint8_t> bytes = blob::wordsToBytes(seg.words);
+    std::memcpy(l1.data() + uint64_t{seg.wordAddress} * 4, bytes.data(), bytes.size());
+  }
+  return true;
+}
+
+bool loadOverlayWords(TensixCore& core, std::span<const uint32_t> words, std::string& error) {
+  blob::HexSegment seg;
+  seg.wordAddress = c::kOverlayBlobBase / 4;
+  seg.words.assign(words.begin(), words.end());
+  return loadOverlayHex(core, {seg}, error);
+}
+
+void clearOverlay(TensixCore& core) {
+  std::span<uint8_t> l1 = core.l1();
+  const size_t end = std::min<size_t>(l1.size(), size_t{c::kOverlayBlobBase} + c::kOverlayBlobSize);
+  if (end > c::kOverlayBlobBase) std::memset(l1.data() + c::kOverlayBlobBase, 0, end - c::kOverlayBlobBase);
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,932 @@
+#include "sim/stream_engine.hpp"
+
+#include "device/device_contract.h"
+#include "sim/tensix_core.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace tessera::sim {
+
+namespace c = contract;
+using blob::StreamName;
+using blob::StreamPhase;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool isOperandStream(uint32_t id) { return id >= blob::kOperandStreamBase && id < blob::kOperandStreamEnd; }
+
+std::string coordText(CoreCoord cc) { return std::to_string(cc.x) + "-" + std::to_string(cc.y); }
+
+}  // namespace
+
+std::string streamNameText(const StreamName& n) {
+  return "chip_" + std::to_string(n.chip) + "__y_" + std::to_string(n.y) + "__x_" + std::to_string(n.x) +
+         "__stream_id_" + std::to_string(n.streamId);
+}
+
+// A stream's buffer: a ring of `slots` tiles of msgSize bytes at `base` in
+// its core's L1. Counters are free-running tile counts:
+//   reserved  slots handed to writers (a transfer into the ring has started)
+//   valid     tiles whose data has arrived (readable)
+//   sent      tiles the stream has sent on (remote receiver, DRAM output)
+//   freed     slots released for reuse
+// For an input operand the kernel frees (its ACKED counter; the engine adds
+// RECEIVED on every arrival); for an output operand the kernel writes (its
+// RECEIVED counter; the engine adds ACKED when a tile has left).
+struct StreamEngine::Ring {
+  uint32_t base = 0, msgSize = 0, slots = 0, bytes = 0;
+  TensixCore* core = nullptr;
+  CoreSlot* slot = nullptr;
+  int operand = -1;
+  bool kernelConsumes = false;
+  bool kernelProduces = false;
+  uint64_t reserved = 0, valid = 0, sent = 0, freed = 0;
+  uint64_t assigned = 0;     // tiles of phases entered so far
+  uint64_t lastArrival = 0;  // arrivals are delivered in slot order
+  uint64_t observed = 0;     // kernelProduces: packer pushes seen (slotTime set)
+  uint64_t periodBase = 0;   // windowed source: ring tile where the current period starts
+  std::vector<uint64_t> slotTime;
+};
+
+struct StreamEngine::CoreSlot {
+  CoreCoord noc;
+  TensixCore* core = nullptr;
+  std::array<uint64_t, 2> portBusy{};  // per NOC: the sender port is free from this cycle
+  uint64_t lastActivity = 0;
+};
+
+struct StreamEngine::DramCursor {
+  uint64_t nocAddr = 0;
+  DramLocation loc;
+  bool reader = true;
+  bool ram = false;
+  uint32_t slots = 0;
+  uint32_t tilesPerEntry = 0;
+  uint32_t msgSize = 0;
+  uint64_t entryBytes = 0;
+  uint64_t entry = 0;     // slots moved past (reader) or written (writer)
+  uint32_t tile = 0;      // FIFO: tile within the current slot
+  uint32_t startPtr = 0;  // reader: pointer of the first slot (the rd pointer when it started)
+  uint32_t totalReaders = 1;
+  uint64_t checked = ~uint64_t{0};  // reader: the last entry found written
+  uint32_t entryPtr = 0;  // writer: pointer of the entry being written
+};
+
+struct StreamEngine::Stream {
+  StreamName name;
+  CoreSlot* core = nullptr;
+  std::vector<StreamPhase> phases;
+  uint32_t iters = 1;
+  size_t phase = 0;
+  uint32_t iter = 0;
+  bool done = false;
+  bool entered = false;
+  int operand = -1;
+  std::vector<std::unique_ptr<Ring>> rings;
+  Ring* ring = nullptr;
+  uint64_t first = 0;  // ring tiles [first, first + n) belong to the current phase
+  uint32_t n = 0;
+  uint32_t in = 0;      // tiles of this phase read from DRAM
+  uint32_t out = 0;     // tiles of this phase sent on or written to DRAM
+  uint64_t lastDepart = 0;  // windowed source: when the last tile of the phase left
+  uint32_t srcIdx = 0;  // remote source: the src entry whose tiles come next
+  std::vector<Stream*> dests;
+  std::vector<std::unique_ptr<DramCursor>> cursors;
+  DramCursor* cursor = nullptr;
+  uint64_t tilesIn = 0, tilesOut = 0;
+  std::string coreName() const { return core && core->core ? core->core->name() : coordText(core->noc); }
+};
+
+StreamEngine::StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model)
+    : soc_(soc), dram_(dram), model_(model) {
+  cores_.resize(static_cast<size_t>(std::max(1, soc.gridX)) * static_cast<size_t>(std::max(1, soc.gridY)));
+  dramBusy_.assign(dram.channelCount(), 0);
+}
+
+StreamEngine::~StreamEngine() = default;
+
+void StreamEngine::attachCore(CoreCoord noc, TensixCore& core) {
+  if (noc.x < 0 || noc.y < 0 || noc.x >= soc_.gridX || noc.y >= soc_.gridY) return;
+  auto& slot = cores_[static_cast<size_t>(noc.y) * soc_.gridX + noc.x];
+  if (!slot) slot = std::make_unique<CoreSlot>();
+  slot->noc = noc;
+  slot->core = &core;
+}
+
+StreamEngine::CoreSlot* StreamEngine::coreAt(uint32_t x, uint32_t y) {
+  if (x >= static_cast<uint32_t>(soc_.gridX) || y >= static_cast<uint32_t>(soc_.gridY)) return nullptr;
+  CoreSlot* s = cores_[size_t{y} * soc_.gridX + x].get();
+  return s && s->core ? s : nullptr;
+}
+
+const StreamEngine::CoreSlot* StreamEngine::coreAt(uint32_t x, uint32_t y) const {
+  return const_cast<StreamEngine*>(this)->coreAt(x, y);
+}
+
+void StreamEngine::clear() {
+  streams_.clear();
+  byName_.clear();
+  events_ = {};
+  readers_.clear();
+  dramBusy_.assign(dram_.channelCount(), 0);
+  for (auto& cs : cores_)
+    if (cs) {
+      cs->portBusy = {};
+      cs->lastActivity = 0;
+    }
+  seq_ = 0;
+  now_ = 0;
+  wake_ = ~uint64_t{0};
+  lastActivity_ = 0;
+  counters_ = {};
+  fault_.reset();
+}
+
+size_t StreamEngine::streamCount() const { return streams_.size(); }
+
+StreamEngine::Stream* StreamEngine::find(const StreamName& name) {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : it->second;
+}
+const StreamEngine::Stream* StreamEngine::find(const StreamName& name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : it->second;
+}
+
+// --- Configuration -------------------------------------------------------------
+
+bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
+  CoreSlot* cs = coreAt(b.x, b.y);
+  const std::string coreText = std::to_string(b.x) + "-" + std::to_string(b.y);
+  if (!cs) {
+    fault = {"bad-stream-config", coreText,
+             "blob for core " + coreText + " (chip " + std::to_string(b.chip) + ", y " + std::to_string(b.y) + ", x " +
+                 std::to_string(b.x) + "): no simulated worker core at that NOC coordinate"};
+    return false;
+  }
+  const std::string cname = cs->core->name();
+  const uint64_t l1End = cs->core->l1().size();
+  auto fail = [&](const std::string& category, const blob::Stream& s, const std::string& what) {
+    fault = {category, cname, "core '" + cname + "': stream " + std::to_string(s.name.streamId) + ": " + what};
+    return false;
+  };
+  std::vector<std::unique_ptr<Stream>> added;
+  for (const blob::Stream& bs : b.streams) {
+    const uint32_t id = bs.name.streamId;
+    if (id >= blob::kStreamsPerCore) return fail("bad-stream-config", bs, "stream id out of range (0-63)");
+    if (bs.name.x != b.x || bs.name.y != b.y)
+      return fail("bad-stream-config", bs,
+                  "named " + streamNameText(bs.name) + " but found in the blob of core " + coreText);
+    if (find(bs.name)) return fail("bad-stream-config", bs, "configured twice");
+    for (const auto& a : added)
+      if (a->name == bs.name) return fail("bad-stream-config", bs, "appears twice in the blob");
+    auto s = std::make_unique<Stream>();
+    s->name = bs.name;
+    s->core = cs;
+    s->phases = bs.phases;
+    s->operand = isOperandStream(id) ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
+    if (s->phases.empty()) s->done = true;
+    else s->iters = std::max<uint32_t>(1, s->phases.front().numItersInEpoch);
+    bool produces = false, consumes = false, local = false;
+    for (size_t i = 0; i < s->phases.size(); ++i) {
+      const StreamPhase& p = s->phases[i];
+      const std::string ph = "phase " + std::to_string(i) + " (phase_id " + std::to_string(p.phaseId) + "): ";
+      const int srcRoles = int{p.sourceEndpoint} + int{p.remoteSource} + int{p.dramInput};
+      const int dstRoles = int{p.localReceiver} + int{p.remoteReceiver} + int{p.dramOutput};
+      if (srcRoles != 1 || dstRoles != 1)
+        return fail("bad-stream-config", bs,
+                    ph + "needs exactly one source role (source_endpoint, remote_source, dram_input) and one "
+                         "destination role (local_receiver, remote_receiver, dram_output)");
+      if ((p.sourceEndpoint || p.localReceiver) && s->operand < 0)
+        return fail("bad-stream-config", bs,
+                    ph + "source_endpoint and local_receiver need an operand stream (8-39)");
+      if (p.msgSize == 0) return fail("bad-stream-config", bs, ph + "msg_size is 0");
+      if (p.bufSize < p.msgSize || p.bufSize % p.msgSize != 0)
+        return fail("bad-stream-config", bs,
+                    ph + "buf_size " + std::to_string(p.bufSize) + " is not a positive multiple of msg_size " +
+                        std::to_string(p.msgSize));
+      if (p.bufAddr < c::kDataBufferBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
+        return fail("l1-overflow", bs,
+                    ph + "buffer [" + hex(p.bufAddr) + ", " + hex(uint64_t{p.bufAddr} + p.bufSize) +
+                        ") is outside the data buffer area of L1 [" + hex(c::kDataBufferBase) + ", " + hex(l1End) +
+                        ")");
+      if (s->operand >= 0 && i > 0) {
+        const StreamPhase& f = s->phases.front();
+        if (p.bufAddr != f.bufAddr || p.bufSize != f.bufSize || p.msgSize != f.msgSize)
+          return fail("bad-stream-config", bs,
+                      ph + "an operand stream keeps one buffer (the kernel's operand table), but this phase moves "
+                           "it from " + hex(f.bufAddr) + " to " + hex(p.bufAddr));
+      }
+      if (p.srcPeriodTiles > 0 && (p.sourceEndpoint || p.dramInput)) {
+        if (uint64_t{p.srcTileOffset} + p.numMsgs > p.srcPeriodTiles)
+          return fail("bad-stream-config", bs,
+                      ph + "tiles [" + std::to_string(p.srcTileOffset) + ", " +
+                          std::to_string(uint64_t{p.srcTileOffset} + p.numMsgs) + ") are not inside a period of " +
+                          std::to_string(p.srcPeriodTiles) + " tiles");
+        if (p.sourceEndpoint && p.srcPeriodTiles > p.bufSize / p.msgSize)
+          return fail("bad-stream-config", bs,
+                      ph + "a period of " + std::to_string(p.srcPeriodTiles) + " tiles does not fit the buffer of " +
+                          std::to_string(p.bufSize / p.msgSize) + " tiles");
+        if (p.dramInput && p.dramBufSizeTiles && p.srcPeriodTiles > p.dramBufSizeTiles)
+          return fail("bad-stream-config", bs,
+                      ph + "a period of " + std::to_string(p.srcPeriodTiles) + " tiles is larger than a DRAM slot of " +
+                          std::to_string(p.dramBufSizeTiles) + " tiles");
+      }
+      if (p.dramInput || p.dramOutput) {
+        if (!decodeDramNocAddress(soc_, p.dramBufNocAddr))
+          return fail("dram-address", bs,
+                      ph + "dram_buf_noc_addr " + hex(p.dramBufNocAddr) + " names no DRAM channel of " + soc_.name);
+        if (p.dramBufSizeTiles == 0) return fail("bad-stream-config", bs, ph + "dram_buf_size_tiles is 0");
+      }
+      produces |= p.sourceEndpoint;
+      consumes |= p.localReceiver;
+      local |= p.intermediate;
+    }
+    if ((produces && consumes) || local) {
+      // A kernel-local buffer (e.g. an intermediate): pack pushes and unpack
+      // pops through the counters; the stream moves nothing.
+      s->done = true;
+    }
+    added.push_back(std::move(s));
+  }
+  for (auto& s : added) {
+    byName_[s->name] = s.get();
+    streams_.push_back(std::move(s));
+  }
+  return true;
+}
+
+// --- Rings and phases --------------------------------------------------------------
+
+uint64_t StreamEngine::ringValid(const Ring& r) const {
+  if (r.kernelProduces) return r.freed + r.core->tilesOccupied(static_cast<uint32_t>(r.operand));
+  return r.valid;
+}
+
+uint64_t StreamEngine::ringFreed(const Ring& r) const {
+  if (r.kernelConsumes) {
+    const uint64_t occ = r.core->tilesOccupied(static_cast<uint32_t>(r.operand));
+    return occ > r.valid ? 0 : r.valid - occ;
+  }
+  return r.freed;
+}
+
+uint32_t StreamEngine::ringFree(const Ring& r) const {
+  const uint64_t used = r.reserved - std::min(r.reserved, ringFreed(r));
+  return used >= r.slots ? 0 : static_cast<uint32_t>(r.slots - used);
+}
+
+StreamEngine::Ring* StreamEngine::ringFor(Stream& s, const StreamPhase& p) {
+  for (auto& r : s.rings)
+    if (r->base == p.bufAddr && r->bytes == p.bufSize && r->msgSize == p.msgSize) return r.get();
+  auto r = std::make_unique<Ring>();
+  r->base = p.bufAddr;
+  r->bytes = p.bufSize;
+  r->msgSize = p.msgSize;
+  r->slots = p.bufSize / p.msgSize;
+  r->core = s.core->core;
+  r->slot = s.core;
+  r->operand = s.operand;
+  if (s.operand >= 0) {
+    for (const StreamPhase& q : s.phases) {
+      r->kernelConsumes |= q.localReceiver;
+      r->kernelProduces |= q.sourceEndpoint;
+    }
+    // The kernel's counters start at what they hold now (0 after an epoch reset).
+    const uint32_t op = static_cast<uint32_t>(s.operand);
+    if (r->kernelConsumes) r->valid = r->reserved = r->core->tilesReceived(op);
+    if (r->kernelProduces) r->freed = r->sent = r->periodBase = r->core->tilesAcked(op);
+    r->observed = r->freed;
+  }
+  r->slotTime.assign(r->slots, 0);
+  s.rings.push_back(std::move(r));
+  return s.rings.back().get();
+}
+
+StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& p) {
+  for (auto& cur : s.cursors)
+    if (cur->nocAddr == p.dramBufNocAddr && cur->reader == p.dramInput) return cur.get();
+  const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, p.dramBufNocAddr);
+  if (!loc) {
+    setFault(s, "dram-address", "dram_buf_noc_addr " + hex(p.dramBufNocAddr) + " names no DRAM channel");
+    return nullptr;
+  }
+  const QueueHeader h = readQueueHeader(dram_, loc->channel, loc->address);
+  auto cur = std::make_unique<DramCursor>();
+  cur->nocAddr = p.dramBufNocAddr;
+  cur->loc = *loc;
+  cur->reader = p.dramInput;
+  cur->ram = p.dramRam;
+  cur->slots = h.slots ? h.slots : p.dramBufSizeQSlots;
+  cur->tilesPerEntry = p.dramBufSizeTiles;
+  cur->msgSize = p.msgSize;
+  cur->entryBytes = uint64_t{p.dramBufSizeTiles} * p.msgSize;
+  if (cur->slots == 0) {
+    setFault(s, "bad-stream-config",
+             "the DRAM buffer at channel " + std::to_string(loc->channel) + " address " + hex(loc->address) +
+                 " has 0 slots (header slots and dram_buf_size_q_slots are both 0)");
+    return nullptr;
+  }
+  const uint64_t end = kQueueHeaderBytes + uint64_t{cur->slots} * cur->entryBytes;
+  if (!dram_.inRange(loc->channel, loc->address, end)) {
+    setFault(s, "dram-address",
+             "the DRAM buffer [" + hex(loc->address) + ", " + hex(loc->address + end) + ") of channel " +
+                 std::to_string(loc->channel) + " ends past the channel's " + hex(dram_.channelBytes()) + " bytes");
+    return nullptr;
+  }
+  if (cur->reader) {
+    cur->startPtr = wrapPointer(h.rdPtr, cur->slots);
+    cur->totalReaders = std::max<uint32_t>(1, p.dramTotalReaders);
+    readers_[{loc->channel, loc->address}].cursors.push_back(cur.get());
+  }
+  s.cursors.push_back(std::move(cur));
+  return s.cursors.back().get();
+}
+
+bool StreamEngine::enterPhase(Stream& s) {
+  const StreamPhase& p = s.phases[s.phase];
+  Ring* r = ringFor(s, p);
+  if (s.ring && r != s.ring && !s.ring->kernelConsumes && !s.ring->kernelProduces &&
+      ringFreed(*s.ring) < s.ring->reserved)
+    return false;  // the previous buffer still holds tiles in flight
+  s.ring = r;
+  s.first = r->assigned;
+  s.n = p.numMsgs;
+  r->assigned += p.numMsgs;
+  s.srcIdx = 0;
+  s.in = s.out = 0;
+  s.lastDepart = 0;
+  s.dests.clear();
+  if (p.remoteReceiver)
+    for (const StreamName& d : p.dest) s.dests.push_back(find(d));
+  s.cursor = nullptr;
+  if (p.dramInput || p.dramOutput) {
+    s.cursor = cursorFor(s, p);
+    if (!s.cursor) return false;
+  }
+  s.entered = true;
+  return true;
+}
+
+bool StreamEngine::phaseComplete(const Stream& s) const {
+  const StreamPhase& p = s.phases[s.phase];
+  if (p.localReceiver) return ringValid(*s.ring) >= s.first + s.n;
+  return s.out >= s.n;
+}
+
+void StreamEngine::completePhase(Stream& s) {
+  const StreamPhase& p = s.phases[s.phase];
+  if (p.remoteReceiver) {
+    // The next sender of each receiver's gather may start.
+    for (Stream* d : s.dests) {
+      if (!d || !d->entered) continue;
+      const StreamPhase& dp = d->phases[d->phase];
+      if (dp.remoteSource) d->srcIdx = dp.src.empty() ? 0 : static_cast<uint32_t>((d->srcIdx + 1) % dp.src.size());
+    }
+  }
+  if (p.srcPeriodDone && p.srcPeriodTiles > 0) {
+    if (p.sourceEndpoint) {
+      // Release the period: the packer's slots come back once its tiles have left.
+      Ring& r = *s.ring;
+      r.periodBase += p.srcPeriodTiles;
+      const uint64_t when = std::max(now_, s.lastDepart);
+      for (uint32_t k = 0; k < p.srcPeriodTiles; ++k) schedule(when, Event::Kind::Free, &r);
+    }
+    if (p.dramInput && s.cursor) moveReaderPast(s, *s.cursor);
+  }
+  s.entered = false;
+  if (++s.phase == s.phases.size()) {
+    s.phase = 0;
+    if (++s.iter >= s.iters) {
+      s.done = true;
+      s.phase = s.phases.size() - 1;
+    }
+  }
+}
+
+// --- Transfers ---------------------------------------------------------------------
+
+void StreamEngine::schedule(uint64_t time, Event::Kind kind, Ring* ring) {
+  if (kind == Event::Kind::Deliver) {
+    time = std::max(time, ring->lastArrival);
+    ring->lastArrival = time;
+  }
+  events_.push(Event{time, seq_++, kind, ring});
+}
+
+void StreamEngine::touch(Stream& s, uint64_t time) {
+  s.core->lastActivity = std::max(s.core->lastActivity, time);
+  lastActivity_ = std::max(lastActivity_, time);
+}
+
+void StreamEngine::setFault(const Stream& s, const std::string& category, const std::string& what) {
+  if (fault_) return;
+  const std::string cname = s.coreName();
+  fault_ = StreamFault{category, cname,
+                       "core '" + cname + "': stream " + std::to_string(s.name.streamId) + " phase " +
+                           std::to_string(s.phase) + " (phase_id " + std::to_string(s.phases[s.phase].phaseId) +
+                           "): " + what};
+}
+
+bool StreamEngine::deliverDue(uint64_t until) {
+  bool any = false;
+  while (!events_.empty() && events_.top().time <= until) {
+    const Event e = events_.top();
+    events_.pop();
+    Ring& r = *e.ring;
+    if (e.kind == Event::Kind::Deliver) {
+      r.slotTime[r.valid % r.slots] = e.time;
+      ++r.valid;
+      if (r.kernelConsumes) r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
+    } else {
+      ++r.freed;
+      if (r.kernelProduces) r.core->addTilesAcked(static_cast<uint32_t>(r.operand), 1);
+    }
+    r.slot->lastActivity = std::max(r.slot->lastActivity, e.time);
+    lastActivity_ = std::max(lastActivity_, e.time);
+    any = true;
+  }
+  return any;
+}
+
+bool StreamEngine::readerSlotWritten(DramCursor& cur) {
+  if (cur.ram || cur.checked == cur.entry) return true;
+  const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+  const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+  if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots)) return false;
+  cur.checked = cur.entry;  // a slot stays written until every reader has left it
+  return true;
+}
+
+void StreamEngine::moveReaderPast(Stream& s, DramCursor& cur) {
+  (void)s;
+  ++cur.entry;
+  cur.tile = 0;
+  if (cur.ram) return;
+  ReaderGroup& g = readers_[{cur.loc.channel, cur.loc.address}];
+  if (g.cursors.size() < cur.totalReaders) return;  // a reader has not started yet
+  uint64_t least = ~uint64_t{0};
+  for (const DramCursor* c : g.cursors) least = std::min(least, c->entry);
+  if (least <= g.popped) return;
+  QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+  h.rdPtr = wrapPointer(uint64_t{h.rdPtr} + (least - g.popped), cur.slots);
+  g.popped = least;
+  writeQueueHeader(dram_, cur.loc.channel, cur.loc.address, h);
+}
+
+bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
+  Ring& r = *s.ring;
+  DramCursor& cur = *s.cursor;
+  const StreamPhase& p = s.phases[s.phase];
+  const bool windowed = p.srcPeriodTiles > 0;
+  const uint32_t ch = cur.loc.channel;
+  std::span<uint8_t> l1 = r.core->l1();
+  bool moved = false;
+  while (s.in < s.n) {
+    if (ringFree(r) == 0) break;
+    const uint64_t t0 = std::max(now_, dramBusy_[ch]);
+    if (t0 >= until) {
+      wake_ = std::min(wake_, t0);
+      break;
+    }
+    if (!readerSlotWritten(cur)) break;
+    const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+    const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
+    const uint64_t xfer = dramTransferCycles(model_.dram, r.msgSize);
+    dramBusy_[ch] = t0 + xfer;
+    const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
+                         uint64_t{tile} * cur.msgSize;
+    const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
+    if (!dram_.read(ch, src, l1.subspan(dst, r.msgSize))) {
+      setFault(s, "dram-address", "read of " + std::to_string(r.msgSize) + " bytes at channel " + std::to_string(ch) +
+                                      " address " + hex(src) + " is outside the channel");
+      return true;
+    }
+    const uint32_t hops = nocHops(p.incomingDataNoc & 1, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
+    const uint64_t arrival = t0 + xfer + model_.dram.latency + nocLatencyCycles(model_.noc, hops);
+    ++r.reserved;
+    schedule(arrival, Event::Kind::Deliver, &r);
+    ++s.in;
+    ++s.tilesIn;
+    ++counters_.dramReadTiles;
+    counters_.dramReadBytes += r.msgSize;
+    touch(s, t0);
+    if (!windowed && ++cur.tile == cur.tilesPerEntry) moveReaderPast(s, cur);
+    moved = true;
+  }
+  return moved;
+}
+
+bool StreamEngine::destAccepts(const Stream& s, const Stream* d) const {
+  if (!d || d->done || !d->entered) return false;
+  const StreamPhase& dp = d->phases[d->phase];
+  if (!dp.remoteSource) return false;
+  if (!dp.src.empty() && !(dp.src[d->srcIdx % dp.src.size()] == s.name)) return false;
+  const Ring& dr = *d->ring;
+  if (dr.reserved >= d->first + d->n) return false;
+  return ringFree(dr) > 0;
+}
+
+bool StreamEngine::stepSend(Stream& s, uint64_t until) {
+  Ring& r = *s.ring;
+  const StreamPhase& p = s.phases[s.phase];
+  const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
+  const uint32_t noc = p.outgoingDataNoc & 1;
+  CoreSlot& cs = *s.core;
+  std::span<uint8_t> l1 = r.core->l1();
+  if (r.kernelProduces) {
+    const uint64_t v = ringValid(r);
+    for (; r.observed < v; ++r.observed) r.slotTime[r.observed % r.slots] = now_;
+  }
+  bool moved = false;
+  while (s.out < s.n) {
+    const uint64_t k = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;
+    if (k >= ringValid(r)) break;
+    if (s.dests.empty()) break;
+    for (const Stream* d : s.dests)
+      if (!destAccepts(s, d)) return moved;
+    const uint64_t t0 = std::max({now_, cs.portBusy[noc], r.slotTime[k % r.slots]});
+    if (t0 >= until) {
+      wake_ = std::min(wake_, t0);
+      break;
+    }
+    const uint64_t ser = nocSerializationCycles(model_.noc, r.msgSize);
+    cs.portBusy[noc] = t0 + ser;
+    const uint8_t* src = l1.data() + r.base + (k % r.slots) * r.msgSize;
+    for (Stream* d : s.dests) {
+      Ring& dr = *d->ring;
+      if (dr.msgSize != r.msgSize) {
+        setFault(s, "bad-stream-config",
+                 "sends " + std::to_string(r.msgSize) + "-byte tiles to " + streamNameText(d->name) +
+                     ", whose phase takes " + std::to_string(dr.msgSize) + "-byte tiles");
+        return true;
+      }
+      std::span<uint8_t> dl1 = dr.core->l1();
+      std::memcpy(dl1.data() + dr.base + (dr.reserved % dr.slots) * dr.msgSize, src, r.msgSize);
+      ++dr.reserved;
+      const uint32_t hops = nocHops(noc, cs.noc, d->core->noc, soc_.gridX, soc_.gridY);
+      const uint64_t arrival = t0 + ser + nocLatencyCycles(model_.noc, hops);
+      schedule(arrival, Event::Kind::Deliver, &dr);
+      ++d->tilesIn;
+      ++counters_.nocTiles;
+      counters_.nocBytes += r.msgSize;
+      touch(*d, t0);
+    }
+    if (windowed) {
+      s.lastDepart = std::max(s.lastDepart, t0 + ser);
+    } else {
+      schedule(t0 + ser, Event::Kind::Free, &r);
+      ++r.sent;
+    }
+    ++s.out;
+    ++s.tilesOut;
+    touch(s, t0);
+    moved = true;
+  }
+  return moved;
+}
+
+bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
+  Ring& r = *s.ring;
+  DramCursor& cur = *s.cursor;
+  const StreamPhase& p = s.phases[s.phase];
+  const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
+  const uint32_t ch = cur.loc.channel;
+  const uint32_t noc = p.outgoingDataNoc & 1;
+  CoreSlot& cs = *s.core;
+  std::span<uint8_t> l1 = r.core->l1();
+  if (r.kernelProduces) {
+    const uint64_t v = ringValid(r);
+    for (; r.observed < v; ++r.observed) r.slotTime[r.observed % r.slots] = now_;
+  }
+  bool moved = false;
+  while (s.out < s.n) {
+    const uint64_t k = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;
+    if (k >= ringValid(r)) break;
+    const uint64_t t0 = std::max({now_, cs.portBusy[noc], dramBusy_[ch], r.slotTime[k % r.slots]});
+    if (t0 >= until) {
+      wake_ = std::min(wake_, t0);
+      break;
+    }
+    if (cur.tile == 0) {
+      const QueueHeader h = readQueueHeader(dram_, ch, cur.loc.address);
+      if (!cur.ram && queueOccupancy(h.rdPtr, h.wrPtr, cur.slots) >= cur.slots) break;  // queue full
+      cur.entryPtr = h.wrPtr;
+    }
+    const uint64_t ser = nocSerializationCycles(model_.noc, r.msgSize);
+    const uint64_t xfer = dramTransferCycles(model_.dram, r.msgSize);
+    cs.portBusy[noc] = t0 + ser;
+    dramBusy_[ch] = t0 + xfer;
+    const uint64_t dst = cur.loc.address + kQueueHeaderBytes + (cur.entryPtr % cur.slots) * cur.entryBytes +
+                         uint64_t{cur.tile} * cur.msgSize;
+    const uint8_t* src = l1.data() + r.base + (k % r.slots) * r.msgSize;
+    if (!dram_.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
+      setFault(s, "dram-address", "write of " + std::to_string(r.msgSize) + " bytes at channel " +
+                                      std::to_string(ch) + " address " + hex(dst) + " is outside the channel");
+      return true;
+    }
+    if (++cur.tile == cur.tilesPerEntry) {
+      cur.tile = 0;
+      ++cur.entry;
+      if (!cur.ram) {  // a ram's slot is rewritten in place
+        QueueHeader h = readQueueHeader(dram_, ch, cur.loc.address);
+        h.wrPtr = wrapPointer(uint64_t{cur.entryPtr} + 1, cur.slots);
+        writeQueueHeader(dram_, ch, cur.loc.address, h);
+      }
+    }
+    const uint32_t hops = nocHops(noc, cs.noc, cur.loc.core, soc_.gridX, soc_.gridY);
+    if (windowed) {
+      s.lastDepart = std::max(s.lastDepart, t0 + ser);
+    } else {
+      schedule(t0 + ser, Event::Kind::Free, &r);
+      ++r.sent;
+    }
+    ++s.out;
+    ++s.tilesOut;
+    ++counters_.dramWriteTiles;
+    counters_.dramWriteBytes += r.msgSize;
+    touch(s, t0 + std::max(ser, xfer) + nocLatencyCycles(model_.noc, hops));
+    moved = true;
+  }
+  return moved;
+}
+
+bool StreamEngine::step(Stream& s, uint64_t until) {
+  bool moved = false;
+  for (;;) {
+    if (s.done || fault_) return moved;
+    if (!s.entered) {
+      if (!enterPhase(s)) return moved;
+      moved = true;
+    }
+    const StreamPhase& p = s.phases[s.phase];
+    if (p.dramInput) moved |= stepDramRead(s, until);
+    if (fault_) return true;
+    if (p.remoteReceiver) moved |= stepSend(s, until);
+    else if (p.dramOutput) moved |= stepDramWrite(s, until);
+    if (fault_) return true;
+    if (!phaseComplete(s)) return moved;
+    completePhase(s);
+    moved = true;
+  }
+}
+
+// --- Running -------------------------------------------------------------------------
+
+void StreamEngine::start(uint64_t now) {
+  now_ = now;
+  wake_ = ~uint64_t{0};
+  for (auto& cs : cores_)
+    if (cs) cs->portBusy = {now, now};
+  std::fill(dramBusy_.begin(), dramBusy_.end(), now);
+}
+
+uint64_t StreamEngine::runPrologue(uint64_t now) {
+  std::vector<uint64_t> channelTime(dramBusy_.size(), 0);
+  for (auto& sp : streams_) {
+    Stream& s = *sp;
+    if (s.done || s.phases.size() != 1 || s.iters != 1 || s.operand < 0) continue;
+    const StreamPhase& p = s.phases.front();
+    if (!p.dramInput || !p.localReceiver || p.numMsgs == 0 || p.numMsgs > p.bufSize / p.msgSize) continue;
+    if (!enterPhase(s)) {
+      if (fault_) return 0;
+      continue;
+    }
+    Ring& r = *s.ring;
+    DramCursor& cur = *s.cursor;
+    const bool windowed = p.srcPeriodTiles > 0;
+    std::span<uint8_t> l1 = r.core->l1();
+    while (s.in < s.n && readerSlotWritten(cur)) {
+      const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+      const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
+      const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
+                           uint64_t{tile} * cur.msgSize;
+      const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
+      if (!dram_.read(cur.loc.channel, src, l1.subspan(dst, r.msgSize))) {
+        setFault(s, "dram-address", "prologue read at channel " + std::to_string(cur.loc.channel) + " address " +
+                                        hex(src) + " is outside the channel");
+        return 0;
+      }
+      channelTime[cur.loc.channel] += dramTransferCycles(model_.dram, r.msgSize);
+      ++r.reserved;
+      ++r.valid;
+      r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
+      ++s.in;
+      ++s.tilesIn;
+      ++counters_.dramReadTiles;
+      ++counters_.prologueTiles;
+      counters_.dramReadBytes += r.msgSize;
+      if (!windowed && ++cur.tile == cur.tilesPerEntry) moveReaderPast(s, cur);
+    }
+    if (phaseComplete(s)) completePhase(s);
+  }
+  (void)now;
+  const uint64_t longest = channelTime.empty() ? 0 : *std::max_element(channelTime.begin(), channelTime.end());
+  return longest ? longest + model_.dram.latency : 0;
+}
+
+bool StreamEngine::advance(uint64_t until) {
+  wake_ = ~uint64_t{0};
+  bool any = false;
+  for (;;) {
+    bool moved = deliverDue(until);
+    for (auto& s : streams_)
+      if (!s->done) moved |= step(*s, until);
+    if (fault_) return true;
+    if (!moved) break;
+    any = true;
+  }
+  now_ = std::max(now_, until);
+  return any;
+}
+
+bool StreamEngine::done() const {
+  if (!events_.empty()) return false;
+  return std::all_of(streams_.begin(), streams_.end(), [](const auto& s) { return s->done; });
+}
+
+bool StreamEngine::busy() const { return !events_.empty() || wake_ != ~uint64_t{0}; }
+
+std::optional<uint64_t> StreamEngine::nextWakeTime() const {
+  uint64_t t = wake_;
+  if (!events_.empty()) t = std::min(t, events_.top().time);
+  if (t == ~uint64_t{0}) return std::nullopt;
+  return t;
+}
+
+uint64_t StreamEngine::lastActivity(CoreCoord noc) const {
+  const CoreSlot* cs = coreAt(static_cast<uint32_t>(noc.x), static_cast<uint32_t>(noc.y));
+  return cs ? cs->lastActivity : 0;
+}
+
+std::vector<StreamStatus> StreamEngine::status() const {
+  std::vector<StreamStatus> out;
+  for (const auto& s : streams_) out.push_back(StreamStatus{s->name, s->phase, s->iter, s->done, s->tilesIn, s->tilesOut});
+  std::sort(out.begin(), out.end(), [](const StreamStatus& a, const StreamStatus& b) { return a.name < b.name; });
+  return out;
+}
+
+std::optional<StreamStatus> StreamEngine::status(const StreamName& name) const {
+  const Stream* s = find(name);
+  if (!s) return std::nullopt;
+  return StreamStatus{s->name, s->phase, s->iter, s->done, s->tilesIn, s->tilesOut};
+}
+
+// --- Reports ---------------------------------------------------------------------------
+
+std::string StreamEngine::waitReason(const Stream& s) const {
+  const StreamPhase& p = s.phases[s.phase];
+  std::vector<std::string> why;
+  if (!s.entered) {
+    if (s.ring) {
+      const Ring& r = *s.ring;
+      why.push_back("its previous buffer at " + hex(r.base) + " to drain (" +
+                    std::to_string(r.reserved - std::min(r.reserved, ringFreed(r))) + " tiles not yet sent)");
+    } else {
+      why.push_back("to start the phase");
+    }
+    std::string out;
+    for (const std::string& w : why) out += (out.empty() ? "" : "; ") + w;
+    return out;
+  }
+  const Ring& r = *s.ring;
+  const uint64_t end = s.first + s.n;
+  const uint64_t valid = ringValid(r);
+  const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
+  const uint64_t next = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;  // next tile to send on
+  const bool sending = (p.remoteReceiver || p.dramOutput) && s.out < s.n;
+  const std::string opText = s.operand >= 0 ? "operand " + std::to_string(s.operand) : std::string();
+  auto counters = [&] {
+    const uint32_t op = static_cast<uint32_t>(s.operand);
+    return "received " + std::to_string(r.core->tilesReceived(op)) + ", acked " +
+           std::to_string(r.core->tilesAcked(op)) + ", capacity " + std::to_string(r.slots);
+  };
+  // Source side.
+  if (p.sourceEndpoint && sending && next >= valid) {
+    if (windowed)
+      why.push_back("data: the packer to push " + opText + " (tile " + std::to_string(p.srcTileOffset + s.out) +
+                    " of a " + std::to_string(p.srcPeriodTiles) + "-tile period; " + counters() + ")");
+    else
+      why.push_back("data: the packer to push " + opText + " (" + std::to_string(s.out) + " of " +
+                    std::to_string(s.n) + " tiles of this phase pushed; " + counters() + ")");
+  }
+  if (p.remoteSource && r.reserved < end) {
+    const uint64_t got = r.reserved - std::min(r.reserved, s.first);
+    if (ringFree(r) == 0) {
+      if (!p.localReceiver)
+        why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
+    } else if (p.src.empty()) {
+      why.push_back("data from a sender (" + std::to_string(got) + " of " + std::to_string(s.n) + " tiles received)");
+    } else {
+      const StreamName& from = p.src[s.srcIdx % p.src.size()];
+      std::string w = "data from " + streamNameText(from) + " (" + std::to_string(got) + " of " +
+                      std::to_string(s.n) + " tiles received)";
+      if (!find(from)) w += ": no such stream is configured";
+      else if (find(from)->done) w += ": that stream has finished all its phases";
+      why.push_back(w);
+    }
+  }
+  if (p.dramInput && s.in < s.n && s.cursor) {
+    const DramCursor& cur = *s.cursor;
+    if (ringFree(r) == 0) {
+      if (!p.localReceiver) why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
+    } else if (!cur.ram) {
+      const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+      const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+      if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots))
+        why.push_back("DRAM data: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
+                      hex(cur.loc.address) + " holds no entry at pointer " + std::to_string(ptr) + " (rd_ptr " +
+                      std::to_string(h.rdPtr) + ", wr_ptr " + std::to_string(h.wrPtr) + ", " +
+                      std::to_string(cur.slots) + " slots)");
+    }
+  }
+  // Destination side.
+  if (p.localReceiver && valid < end && ringFree(r) == 0)
+    why.push_back("the kernel to pop " + opText + " (buffer full: " + counters() + ")");
+  if (p.remoteReceiver && sending && next < valid) {
+    for (size_t i = 0; i < s.dests.size(); ++i) {
+      const Stream* d = s.dests[i];
+      const std::string dn = streamNameText(p.dest[i]);
+      if (!d) {
+        why.push_back("receiver " + dn + ": no such stream is configured");
+        continue;
+      }
+      if (d->done) {
+        why.push_back("receiver " + dn + ": it has finished all its phases");
+        continue;
+      }
+      if (!d->entered) {
+        why.push_back("receiver " + dn + " to start its phase " + std::to_string(d->phase));
+        continue;
+      }
+      const StreamPhase& dp = d->phases[d->phase];
+      if (!dp.remoteSource) {
+        why.push_back("receiver " + dn + " to reach a remote_source phase (it is in phase " +
+                      std::to_string(d->phase) + ")");
+        continue;
+      }
+      if (!dp.src.empty() && !(dp.src[d->srcIdx % dp.src.size()] == s.name)) {
+        why.push_back("receiver " + dn + " to take its tiles (its phase " + std::to_string(d->phase) +
+                      " expects data from " + streamNameText(dp.src[d->srcIdx % dp.src.size()]) + ")");
+        continue;
+      }
+      const Ring& dr = *d->ring;
+      if (dr.reserved >= d->first + d->n) {
+        why.push_back("receiver " + dn + " to finish its phase " + std::to_string(d->phase) + " (all " +
+                      std::to_string(d->n) + " tiles taken)");
+        continue;
+      }
+      if (ringFree(dr) == 0)
+        why.push_back("credits from " + dn + ": its buffer is full (" + std::to_string(dr.slots) + " of " +
+                      std::to_string(dr.slots) + " tiles)");
+    }
+  }
+  if (p.dramOutput && sending && next < valid && s.cursor && s.cursor->tile == 0 && !s.cursor->ram) {
+    const DramCursor& cur = *s.cursor;
+    const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+    if (queueOccupancy(h.rdPtr, h.wrPtr, cur.slots) >= cur.slots)
+      why.push_back("DRAM space: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
+                    hex(cur.loc.address) + " is full (rd_ptr " + std::to_string(h.rdPtr) + ", wr_ptr " +
+                    std::to_string(h.wrPtr) + ", " + std::to_string(cur.slots) + " slots)");
+  }
+  if (sending && next >= valid && !p.sourceEndpoint && why.empty())
+    why.push_back("data (" + std::to_string(valid - std::min(valid, s.first)) + " of " + std::to_string(s.n) +
+                  " tiles of this phase arrived)");
+  if (why.empty()) why.push_back("transfers in flight");
+  std::string out;
+  for (const std::string& w : why) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
+std::string StreamEngine::describe(const Stream& s) const {
+  const StreamPhase& p = s.phases[s.phase];
+  std::string out = "core '" + s.coreName() + "' stream " + std::to_string(s.name.streamId) + " phase " +
+                    std::to_string(s.phase) + " (phase_id " + std::to_string(p.phaseId) + ", iteration " +
+                    std::to_string(s.iter + 1) + " of " + std::to_string(s.iters);
+  if (s.entered) {
+    const Ring& r = *s.ring;
+    const uint64_t doneTiles = p.localReceiver ? ringValid(r) - std::min(ringValid(r), s.first) : s.out;
+    out += ", " + std::to_string(doneTiles) + " of " + std::to_string(s.n) + " tiles";
+  }
+  return out + "): waits for " + waitReason(s);
+}
+
+std::vector<std::string> StreamEngine::waitingReport() const {
+  std::vector<const Stream*> order;
+  for (const auto& s : streams_)
+    if (!s->done) order.push_back(s.get());
+  std::sort(order.begin(), order.end(), [](const Stream* a, const Stream* b) { return a->name < b->name; });
+  std::vector<std::string> out;
+  for (const Stream* s : order) out.push_back(describe(*s));
+  return out;
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,181 @@
+// The overlay (stream) engine of the simulated chip: every worker core's 64
+// streams, configured only from the core's decoded overlay blob
+// (lib/blob/blob_model.hpp holds the stream semantics this implements), moving
+// tiles between L1 buffers of cores and DRAM queue buffers phase by phase,
+// with credit flow control (a sender sends a tile only when the receiving
+// stream's ring has a free slot), unicast, gather and multicast, and the
+// kernel operand tile counters of lib/sim/tensix_core.hpp for operand
+// streams 8-39. Data-movement timing comes from lib/sim/noc.hpp.
+//
+// Time: the chip calls advance(until) after each scheduler slice. The engine
+// delivers the transfers due by then (a delivery bumps the receiving ring's
+// counter, the kernel's RECEIVED for an input operand) and starts every
+// transfer whose resources (the sender's NOC port, a DRAM channel) become
+// free before `until`. DRAM pointers are updated as the streams go: a
+// writer moves the wr pointer after each whole slot, the readers of a queue
+// move its rd pointer past a slot once all of them have left it. Tile bytes are copied when a transfer starts (the
+// slot at the receiver was reserved by its credit); the receiver sees them
+// when the transfer arrives. docs/device-model.md, "Streams, NOC and DRAM".
+#pragma once
+#include "blob/blob_model.hpp"
+#include "device/soc_descriptor.hpp"
+#include "sim/dram.hpp"
+#include "sim/noc.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+
+class TensixCore;
+
+// "chip_0__y_1__x_2__stream_id_8", blob.yaml's spelling.
+std::string streamNameText(const blob::StreamName& name);
+
+// A fault found by the engine: stops the run.
+struct StreamFault {
+  std::string category;  // "bad-stream-config", "l1-overflow", "dram-address"
+  std::string core;      // the core's name (TensixCore::name)
+  std::string message;   // one line naming the core, stream and phase
+};
+
+struct StreamCounters {
+  uint64_t nocTiles = 0;          // tiles delivered over the NOC (a multicast counts once per destination)
+  uint64_t nocBytes = 0;
+  uint64_t dramReadTiles = 0;
+  uint64_t dramReadBytes = 0;
+  uint64_t dramWriteTiles = 0;
+  uint64_t dramWriteBytes = 0;
+  uint64_t prologueTiles = 0;     // tiles the firmware preloaded (part of dramReadTiles)
+  uint64_t tilesMoved() const { return nocTiles + dramReadTiles + dramWriteTiles; }
+};
+
+// One stream's position, for tests and reports.
+struct StreamStatus {
+  blob::StreamName name;
+  size_t phase = 0;          // index into the stream's phases
+  uint32_t iteration = 0;    // of numItersInEpoch
+  bool done = false;
+  uint64_t tilesIn = 0;      // tiles that entered its buffer (received, read, pushed by the packer)
+  uint64_t tilesOut = 0;     // tiles that left it (sent, written to DRAM, delivered to the kernel)
+};
+
+class StreamEngine {
+public:
+  StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model);
+  ~StreamEngine();
+  StreamEngine(const StreamEngine&) = delete;
+  StreamEngine& operator=(const StreamEngine&) = delete;
+
+  // The worker at NOC coordinate `noc`: its L1 holds the buffers, its tile
+  // counters are the operand streams' counters. Not owned.
+  void attachCore(CoreCoord noc, TensixCore& core);
+  // Forgets every stream, transfer and resource booking (a new epoch); the
+  // attached cores stay.
+  void clear();
+
+  // Adds the streams of the core at NOC (blob.x, blob.y) from its decoded
+  // blob. Checks what the engine relies on (one source and one destination
+  // role per phase, buffers inside the data buffer area of L1, operand
+  // streams keeping one buffer, DRAM addresses naming a channel); on a
+  // problem returns false with a fault naming the core, stream and phase.
+  bool configure(const blob::CoreBlob& blob, StreamFault& fault);
+
+  // Epoch start at cycle `now`, after every core is configured.
+  void start(uint64_t now);
+  // The firmware's prologue: DRAM-to-kernel streams whose whole epoch fits
+  // their buffer (one dram_input + local_receiver phase, one iteration,
+  // numMsgs tiles <= buffer slots) are read into L1 now, before the harts
+  // start; their tiles count as received at cycle `now`. Returns the cycles
+  // the reads took (DRAM channel time), which the epoch's start is charged.
+  uint64_t runPrologue(uint64_t now);
+  // Moves tiles up to cycle `until` (see the file comment). Returns true when
+  // anything changed (a transfer started or arrived, a phase advanced).
+  bool advance(uint64_t until);
+  bool done() const;       // every stream finished every phase and iteration, nothing in flight
+  bool busy() const;       // transfers in flight or waiting only for a NOC port / DRAM channel
+  // The earliest cycle anything can happen without the kernels: the next
+  // arrival or the next port/channel becoming free for a waiting transfer.
+  std::optional<uint64_t> nextWakeTime() const;
+  const std::optional<StreamFault>& fault() const { return fault_; }
+
+  // One line per stream that has not finished: core, stream id, phase
+  // (index, phase_id, iteration), progress and what it waits for
+  // (credits at a named receiver, data from a named sender or the packer,
+  // DRAM data or space, the kernel popping its input).
+  std::vector<std::string> waitingReport() const;
+
+  const StreamCounters& counters() const { return counters_; }
+  // Last cycle a transfer of a stream of this core started or arrived.
+  uint64_t lastActivity(CoreCoord noc) const;
+  uint64_t lastActivity() const { return lastActivity_; }
+  std::vector<StreamStatus> status() const;
+  std::optional<StreamStatus> status(const blob::StreamName& name) const;
+  size_t streamCount() const;
+
+private:
+  struct Ring;
+  struct Stream;
+  struct CoreSlot;
+  struct DramCursor;
+  struct Event {
+    uint64_t time = 0;
+    uint64_t seq = 0;
+    enum class Kind : uint8_t { Deliver, Free } kind = Kind::Deliver;
+    Ring* ring = nullptr;
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+
+  CoreSlot* coreAt(uint32_t x, uint32_t y);
+  const CoreSlot* coreAt(uint32_t x, uint32_t y) const;
+  Stream* find(const blob::StreamName& name);
+  const Stream* find(const blob::StreamName& name) const;
+  Ring* ringFor(Stream& s, const blob::StreamPhase& p);
+  bool enterPhase(Stream& s);
+  bool phaseComplete(const Stream& s) const;
+  void completePhase(Stream& s);
+  bool step(Stream& s, uint64_t until);
+  bool stepDramRead(Stream& s, uint64_t until);
+  bool stepSend(Stream& s, uint64_t until);
+  bool stepDramWrite(Stream& s, uint64_t until);
+  bool destAccepts(const Stream& s, const Stream* d) const;
+  bool deliverDue(uint64_t until);
+  void schedule(uint64_t time, Event::Kind kind, Ring* ring);
+  void touch(Stream& s, uint64_t time);
+  void setFault(const Stream& s, const std::string& category, const std::string& what);
+  DramCursor* cursorFor(Stream& s, const blob::StreamPhase& p);
+  void moveReaderPast(Stream& s, DramCursor& cur);  // the reader leaves its current slot
+  bool readerSlotWritten(DramCursor& cur);
+  std::string describe(const Stream& s) const;
+  std::string waitReason(const Stream& s) const;
+  uint64_t ringValid(const Ring& r) const;
+  uint64_t ringFreed(const Ring& r) const;
+  uint32_t ringFree(const Ring& r) const;
+
+  const SocDescriptor& soc_;
+  Dram& dram_;
+  DataMovementModel model_;
+  std::vector<std::unique_ptr<CoreSlot>> cores_;  // by (y * gridX + x), created by attachCore
+  std::vector<std::unique_ptr<Stream>> streams_;  // configuration order
+  std::map<blob::StreamName, Stream*> byName_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<uint64_t> dramBusy_;                // per channel: free from this cycle
+  struct ReaderGroup {  // the readers of one DRAM queue buffer
+    std::vector<DramCursor*> cursors;
+    uint64_t popped = 0;  // slots the rd pointer moved this epoch
+  };
+  std::map<std::pair<uint32_t, uint64_t>, ReaderGroup> readers_;  // by (channel, header address)
+  uint64_t seq_ = 0;
+  uint64_t now_ = 0;           // start of the current window
+  uint64_t wake_ = ~uint64_t{0};
+  uint64_t lastActivity_ = 0;
+  StreamCounters counters_;
+  std::optional<StreamFault> fault_;
+};
+
+}  // namespace tessera::sim

@@ -1,0 +1,544 @@
+// lib/blob binary layer: the words of a tiny blob derived by hand from the
+// layout in docs/device-model.md ("Overlay blobs and streams"), encode/decode
+// round trips, decoder errors on truncated and corrupted bytes (an error,
+// never a crash), and the .hex text form.
+#include "blob/blob_binary.hpp"
+#include "device/device_contract.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tessera::blob;
+
+namespace {
+
+StreamName sn(uint32_t y, uint32_t x, uint32_t s, uint32_t chip = 0) { return StreamName{chip, y, x, s}; }
+
+// Field-by-field equality with a readable failure.
+void requireSameBlob(const CoreBlob& a, const CoreBlob& b) {
+  REQUIRE(a.chip == b.chip);
+  REQUIRE(a.y == b.y);
+  REQUIRE(a.x == b.x);
+  REQUIRE(a.epoch == b.epoch);
+  REQUIRE(a.streams.size() == b.streams.size());
+  for (size_t i = 0; i < a.streams.size(); ++i) {
+    const Stream& s = a.streams[i];
+    const Stream& t = b.streams[i];
+    INFO("stream " << i);
+    REQUIRE(s.name == t.name);
+    REQUIRE(s.phases.size() == t.phases.size());
+    for (size_t k = 0; k < s.phases.size(); ++k) {
+      INFO("phase " << k);
+      const StreamPhase& p = s.phases[k];
+      const StreamPhase& q = t.phases[k];
+      CHECK(p.phaseId == q.phaseId);
+      CHECK(p.numMsgs == q.numMsgs);
+      CHECK(p.msgSize == q.msgSize);
+      CHECK(p.bufAddr == q.bufAddr);
+      CHECK(p.bufSize == q.bufSize);
+      CHECK(p.numItersInEpoch == q.numItersInEpoch);
+      CHECK(p.pipeId == q.pipeId);
+      CHECK(p.bufId == q.bufId);
+      CHECK(p.sourceEndpoint == q.sourceEndpoint);
+      CHECK(p.remoteSource == q.remoteSource);
+      CHECK(p.dramInput == q.dramInput);
+      CHECK(p.localReceiver == q.localReceiver);
+      CHECK(p.remoteReceiver == q.remoteReceiver);
+      CHECK(p.dramOutput == q.dramOutput);
+      CHECK(p.src == q.src);
+      CHECK(p.dest == q.dest);
+      CHECK(p.dramBufNocAddr == q.dramBufNocAddr);
+      CHECK(p.dramRam == q.dramRam);
+      CHECK(p.dramBufSizeQSlots == q.dramBufSizeQSlots);
+      CHECK(p.dramBufSizeTiles == q.dramBufSizeTiles);
+      CHECK(p.dramChunkTiles == q.dramChunkTiles);
+      CHECK(p.dramReaderIndex == q.dramReaderIndex);
+      CHECK(p.dramTotalReaders == q.dramTotalReaders);
+      CHECK(p.incomingDataNoc == q.incomingDataNoc);
+      CHECK(p.outgoingDataNoc == q.outgoingDataNoc);
+      CHECK(p.vc == q.vc);
+      CHECK(p.dataFormat == q.dataFormat);
+      CHECK(p.srcPeriodTiles == q.srcPeriodTiles);
+      CHECK(p.srcTileOffset == q.srcTileOffset);
+      CHECK(p.srcPeriodDone == q.srcPeriodDone);
+      CHECK(p.intermediate == q.intermediate);
+    }
+  }
+}
+
+// The tiny blob of the hand derivation below.
+CoreBlob tinyBlob() {
+  CoreBlob b;
+  b.chip = 0;
+  b.y = 1;
+  b.x = 3;
+  b.epoch = 2;
+  Stream s;
+  s.name = sn(1, 3, 8);
+  StreamPhase p;
+  p.phaseId = 0;
+  p.numMsgs = 4;
+  p.msgSize = 2080;
+  p.bufAddr = 0x30000;
+  p.bufSize = 8320;
+  p.numItersInEpoch = 1;
+  p.pipeId = 0x100000002ull;
+  p.remoteSource = true;
+  p.localReceiver = true;
+  p.src = {sn(1, 1, 24)};
+  p.vc = 3;
+  p.dataFormat = 2;  // Float16_b
+  s.phases.push_back(p);
+  b.streams.push_back(s);
+  return b;
+}
+
+// Derived by hand from the documented layout (not by running the encoder):
+//   header 12 words at 0x00, stream table 1 x 3 words at 0x30 (48),
+//   1 phase record x 6 words at 0x3c (60), 1 config record x 24 words at
+//   0x54 (84), 1 stream ref at 0xb4 (180); total 184 bytes = 46 words.
+//   checksum = sum of all words but word 3, mod 2^32:
+//     magic 0x4c425354
+//     + header 2 + 184 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 84           = 326
+//     + table  8 + 1 + 60                                          = 69
+//     + phase  flags 0xa (remote_source 2 | local_receiver 8) + num_msgs 4
+//              + src_tile_offset 0 + config 0                      = 14
+//     + config 2080 + 0x30000 (196608) + 8320 + num_iters 1 + pipe lo 2
+//              + pipe hi 1 + total_readers 1 + vc 3 + data_format 2
+//              + src count 1 + src offset 180                      = 207199
+//     + ref    0x00010118 (chip 0, y 1, x 1, stream 24)             = 65816
+//     small terms: 326 + 69 + 14 + 207199 + 65816 = 273424 = 0x42c10
+//     0x4c425354 + 0x42c10 = 0x4c467f64
+const std::vector<uint32_t> kTinyWords = {
+    // header: magic, version 2, 184 bytes, checksum, chip 0, y 1, x 3,
+    // epoch 2, 1 stream, table at 48, 1 config, configs at 84
+    0x4c425354, 2, 184, 0x4c467f64, 0, 1, 3, 2, 1, 48, 1, 84,
+    // stream table: id 8, 1 phase at 60
+    8, 1, 60,
+    // phase record
+    0, 0,           // phase_id lo, hi
+    0xa,            // flags
+    4,              // num_msgs
+    0,              // src_tile_offset
+    0,              // config index
+    // config record
+    2080,           // msg_size
+    0x30000, 8320,  // buf_addr, buf_size
+    1,              // num_iters_in_epoch
+    2, 1,           // pipe_id lo, hi
+    0, 0,           // buf_id lo, hi
+    0, 0,           // dram_buf_noc_addr lo, hi
+    0, 0, 0,        // q slots, slot tiles, chunk tiles
+    0, 1,           // reader_index, total_readers
+    0, 0, 3,        // incoming noc, outgoing noc, vc
+    2,              // data_format
+    0,              // src_period_tiles
+    1, 180,         // src count, offset
+    0, 0,           // dest count, offset
+    // stream refs
+    0x00010118,
+};
+
+// A larger blob: several streams out of order, gathers, multicast, DRAM.
+CoreBlob bigBlob() {
+  CoreBlob b;
+  b.chip = 1;
+  b.y = 11;
+  b.x = 12;
+  b.epoch = 7;
+  for (uint32_t id : {40u, 8u, 24u, 0u}) {
+    Stream s;
+    s.name = sn(11, 12, id, 1);
+    for (uint32_t k = 0; k < id / 8 + 1; ++k) {
+      StreamPhase p;
+      p.phaseId = (uint64_t{k} << 32) | (id + k);
+      p.numMsgs = 1 + k;
+      p.msgSize = 1088;
+      p.bufAddr = 0x20000 + 0x1000 * id;
+      p.bufSize = 1088 * 4;
+      p.numItersInEpoch = 3;
+      p.pipeId = 100000000000ull + id;
+      p.bufId = 200000000000ull + k;
+      if (id == 0) {
+        p.dramInput = true;
+        p.remoteReceiver = true;
+        p.dest = {sn(1, 1, 8), sn(1, 2, 8), sn(2, 1, 8)};
+        p.dramBufNocAddr = 0x8000000100000010ull;
+        p.dramRam = k % 2 == 1;
+        p.dramBufSizeQSlots = 8;
+        p.dramBufSizeTiles = 512;
+        p.dramChunkTiles = 16;
+        p.dramReaderIndex = 2;
+        p.dramTotalReaders = 4;
+      } else if (id == 8) {
+        p.remoteSource = true;
+        p.localReceiver = true;
+        p.src = {sn(1, 1, 24), sn(1, 2, 24, 255)};
+      } else {
+        p.sourceEndpoint = true;
+        p.dramOutput = id == 24;
+        p.remoteReceiver = id != 24;
+        if (id != 24) p.dest = {sn(255, 255, 63, 255)};
+      }
+      p.srcPeriodTiles = (id == 0 || id == 24) ? 16 : 0;
+      p.srcTileOffset = k * 4;
+      p.srcPeriodDone = k % 2 == 0;
+      p.intermediate = id == 40;
+      p.incomingDataNoc = 1;
+      p.outgoingDataNoc = k % 2;
+      p.vc = 5;
+      p.dataFormat = 0xFFFFFFFFu;
+      s.phases.push_back(p);
+    }
+    b.streams.push_back(s);
+  }
+  return b;
+}
+
+CoreBlob sortedById(CoreBlob b) {
+  std::sort(b.streams.begin(), b.streams.end(),
+            [](const Stream& x, const Stream& y) { return x.name.streamId < y.name.streamId; });
+  return b;
+}
+
+std::optional<CoreBlob> decodeWords(const std::vector<uint32_t>& w, std::string& error) {
+  std::vector<uint8_t> bytes = wordsToBytes(w);
+  return decodeCoreBlob(bytes, error);
+}
+
+// Recomputes the checksum after a deliberate corruption, so the error comes
+// from the field check, not the checksum.
+std::vector<uint32_t> withFixedChecksum(std::vector<uint32_t> w) {
+  w[kHdrChecksum] = blobChecksum(w);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("tiny blob: words derived by hand from the documented layout", "[blob]") {
+  CoreBlob b = tinyBlob();
+  REQUIRE(checkEncodable(b).empty());
+  REQUIRE(encodedSizeBytes(b) == 184);
+  std::vector<uint32_t> words = encodeCoreBlob(b);
+  REQUIRE(words == kTinyWords);
+}
+
+TEST_CASE("tiny blob: little-endian bytes, magic reads TSBL", "[blob]") {
+  std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
+  REQUIRE(bytes.size() == 184);
+  CHECK(std::string(bytes.begin(), bytes.begin() + 4) == "TSBL");
+  // total_bytes = 184 = 0xb8 at offset 8, low byte first
+  CHECK(bytes[8] == 0xb8);
+  CHECK(bytes[9] == 0);
+  // the stream ref 0x00010118 at offset 180: 18 01 01 00
+  CHECK(bytes[180] == 0x18);
+  CHECK(bytes[181] == 0x01);
+  CHECK(bytes[182] == 0x01);
+  CHECK(bytes[183] == 0x00);
+  CHECK(bytesToWords(bytes) == kTinyWords);
+}
+
+TEST_CASE("tiny blob decodes from the hand-written words", "[blob]") {
+  std::string error;
+  auto d = decodeWords(kTinyWords, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, tinyBlob());
+}
+
+TEST_CASE("round trip of a larger blob; streams come back sorted by id", "[blob]") {
+  CoreBlob b = bigBlob();
+  REQUIRE(checkEncodable(b).empty());
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  REQUIRE(w.size() * 4 == encodedSizeBytes(b));
+  std::string error;
+  auto d = decodeWords(w, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, sortedById(b));
+  // Re-encoding the decoded blob gives the same words (canonical form).
+  CHECK(encodeCoreBlob(*d) == w);
+}
+
+TEST_CASE("an empty blob (no streams) round-trips", "[blob]") {
+  CoreBlob b;
+  b.y = 5;
+  b.x = 6;
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  REQUIRE(w.size() == kHeaderWords);
+  CHECK(w[kHdrStreamTableOffset] == 0);  // a zero count has a zero offset
+  CHECK(w[kHdrConfigTableOffset] == 0);
+  std::string error;
+  auto d = decodeWords(w, error);
+  REQUIRE(d);
+  CHECK(d->streams.empty());
+  CHECK(d->y == 5);
+}
+
+TEST_CASE("a stream with no phases round-trips", "[blob]") {
+  CoreBlob b;
+  b.streams.push_back(Stream{sn(0, 0, 9), {}});
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  REQUIRE(w.size() == kHeaderWords + kStreamEntryWords);
+  CHECK(w[kHeaderWords + 2] == 0);  // phases offset 0 when there are none
+  std::string error;
+  auto d = decodeWords(w, error);
+  REQUIRE(d);
+  REQUIRE(d->streams.size() == 1);
+  CHECK(d->streams[0].phases.empty());
+}
+
+TEST_CASE("decoding bytes past the blob (the whole overlay region) ignores the tail", "[blob]") {
+  std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
+  bytes.resize(tessera::contract::kOverlayBlobSize, 0xCD);
+  std::string error;
+  auto d = decodeCoreBlob(bytes, error);
+  REQUIRE(d);
+  requireSameBlob(*d, tinyBlob());
+}
+
+TEST_CASE("checkEncodable names what does not fit", "[blob]") {
+  CoreBlob b = tinyBlob();
+  b.streams[0].name.streamId = 64;
+  CHECK_THAT(checkEncodable(b), Catch::Contains("stream id 64"));
+  b = tinyBlob();
+  b.streams.push_back(b.streams[0]);
+  CHECK_THAT(checkEncodable(b), Catch::Contains("appears twice"));
+  b = tinyBlob();
+  b.streams[0].phases[0].src[0].x = 256;
+  CHECK_THAT(checkEncodable(b), Catch::Contains("src chip_0__y_1__x_256__stream_id_24"));
+  b = tinyBlob();
+  b.y = 300;
+  CHECK_THAT(checkEncodable(b), Catch::Contains("y 300"));
+}
+
+TEST_CASE("decoder: every truncation is an error naming the offset", "[blob]") {
+  std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::string error;
+    auto d = decodeCoreBlob(std::span<const uint8_t>(bytes.data(), n), error);
+    INFO("length " << n);
+    REQUIRE_FALSE(d);
+    CHECK_THAT(error, Catch::StartsWith("offset 0x"));
+    CHECK_THAT(error, Catch::Contains("truncated"));
+  }
+}
+
+TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
+  struct Case {
+    size_t word;
+    uint32_t value;
+    bool fixChecksum;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {kHdrMagic, 0x12345678, false, "offset 0x0: header.magic: bad magic 0x12345678"},
+      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 2)"},
+      {kHdrTotalBytes, 166, false, "offset 0x8: header.total_bytes: 166 bytes: must be a multiple of 4 in [48, 57344]"},
+      {kHdrTotalBytes, 0x10000, false, "header.total_bytes"},
+      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467f64"},
+      {20, 0xFFFF, false, "header.checksum"},  // a phase word changed, checksum stale
+      {kHdrY, 256, true, "offset 0x14: header.y: 256 is over 255 (a stream reference holds 8 bits)"},
+      {kHdrChip, 0x27000001, true, "offset 0x10: header.chip: 654311425 is over 255"},  // fuzz-blob finding B1
+      {kHdrX, 0xFFFFFFFF, true, "offset 0x18: header.x: 4294967295 is over 255"},
+      {kHdrStreamCount, 65, true, "offset 0x20: header.stream_count: 65 streams"},
+      {kHdrStreamCount, 2, true, "stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x3c)"},
+      {kHdrStreamTableOffset, 42, true, "offset 0x24: stream table: offset 0x2a is not a multiple of 4"},
+      {kHdrStreamTableOffset, 4, true, "stream table: offset 0x4 points into the header"},
+      {kHdrStreamTableOffset, 60, true, "offset 0x44: stream[0] (id 0) phase records offset: nothing to point at but offset 0xa (expected 0)"},
+      {kHdrConfigCount, 2, true, "offset 0x2c: config table: 48 words at offset 0x54 run past the end of the blob (184 bytes)"},
+      {kHdrConfigCount, 0, true, "offset 0x2c: config table offset: nothing to point at but offset 0x54 (expected 0)"},
+      {kHdrConfigTableOffset, 52, true, "config table: words at offset 0x34 overlap another part of the blob (offset 0x34)"},
+      {12, 64, true, "offset 0x30: stream[0].stream_id: 64 is not below 64"},
+      {13, 2, true, "offset 0x38: stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x54)"},
+      {13, 0, true, "offset 0x38: stream[0] (id 8) phase records offset: nothing to point at but offset 0x3c (expected 0)"},
+      {14, 44, true, "offset 0x38: stream[0] (id 8) phase records: offset 0x2c points into the header"},
+      {14, 48, true, "stream[0] (id 8) phase records: words at offset 0x30 overlap"},
+      {14, 180, true, "stream[0] (id 8) phase records: 6 words at offset 0xb4 run past the end of the blob (184 bytes)"},
+      {17, 0x20a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x200"},
+      {20, 1, true, "offset 0x50: stream[0] (id 8).phase[0].config: index 1 is not below the config count 1"},
+      {41, 2, true, "offset 0xa8: config[0].src list: 2 words at offset 0xb4 run past"},
+      {42, 0xb0, true, "offset 0xa8: config[0].src list: words at offset 0xb0 overlap"},
+      {44, 0xb4, true, "offset 0xb0: config[0].dest list offset: nothing to point at but offset 0xb4 (expected 0)"},
+      {45, 0x00010140, true, "offset 0xb4: config[0].src[0]: stream id 64 is not below 64"},
+  };
+  for (const Case& c : cases) {
+    std::vector<uint32_t> w = kTinyWords;
+    w[c.word] = c.value;
+    if (c.fixChecksum) w = withFixedChecksum(w);
+    std::string error;
+    auto d = decodeWords(w, error);
+    INFO("word " << c.word << " = " << c.value << ": " << error);
+    REQUIRE_FALSE(d);
+    CHECK_THAT(error, Catch::Contains(c.expect));
+  }
+}
+
+TEST_CASE("decoder: random corruptions never crash and never read out of bounds", "[blob]") {
+  std::vector<uint32_t> base = encodeCoreBlob(bigBlob());
+  std::mt19937 rng(12345);
+  size_t accepted = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::vector<uint32_t> w = base;
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      size_t at = rng() % w.size();
+      switch (rng() % 3) {
+        case 0: w[at] = rng(); break;
+        case 1: w[at] ^= 1u << (rng() % 32); break;
+        default: w[at] = rng() % 256; break;
+      }
+    }
+    if (rng() % 2) w = withFixedChecksum(w);
+    std::vector<uint8_t> bytes = wordsToBytes(w);
+    bytes.resize(rng() % (bytes.size() + 8));
+    std::string error;
+    auto d = decodeCoreBlob(bytes, error);
+    if (d) {
+      ++accepted;
+      // Whatever decodes re-encodes to a blob that decodes to the same model.
+      std::string e2;
+      auto again = decodeWords(encodeCoreBlob(*d), e2);
+      REQUIRE(again);
+      requireSameBlob(*again, *d);
+    } else {
+      REQUIRE_FALSE(error.empty());
+    }
+  }
+  CHECK(accepted < 20000);
+}
+
+TEST_CASE("window words and the last two flag bits sit where the layout says", "[blob]") {
+  CoreBlob b;
+  Stream s;
+  s.name = sn(0, 0, 24);
+  StreamPhase p;
+  p.sourceEndpoint = true;    // 0x001
+  p.localReceiver = true;     // 0x008
+  p.srcPeriodDone = true;     // 0x080
+  p.intermediate = true;      // 0x100
+  p.srcPeriodTiles = 0x1234;  // phase word 27
+  p.srcTileOffset = 0x56;     // phase word 28
+  s.phases.push_back(p);
+  b.streams.push_back(s);
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  // header 12 + stream table 3: the phase record is words 15-20, the config
+  // record words 21-44; no refs.
+  REQUIRE(w.size() == 45);
+  CHECK(w[15 + 2] == 0x189u);   // flags
+  CHECK(w[15 + 4] == 0x56u);    // src_tile_offset (per phase)
+  CHECK(w[21 + 19] == 0x1234u); // src_period_tiles (config)
+}
+
+TEST_CASE("identical configs are stored once", "[blob]") {
+  // One stream, three phases: 0 and 2 differ from each other only in what a
+  // phase record holds (id, flags, num_msgs, src_tile_offset); 1 has another
+  // buffer. Expected: 2 configs, phase configs 0, 1, 0.
+  CoreBlob b;
+  Stream s;
+  s.name = sn(0, 0, 8);
+  StreamPhase p;
+  p.dramInput = true;
+  p.localReceiver = true;
+  p.dramBufNocAddr = 0x100000020ull;
+  p.srcPeriodTiles = 8;
+  p.bufAddr = 0x30000;
+  p.dest = {};
+  for (uint32_t k = 0; k < 3; ++k) {
+    StreamPhase q = p;
+    q.phaseId = k;
+    q.numMsgs = 2 + k;
+    q.srcTileOffset = 2 * k;
+    q.srcPeriodDone = k == 2;
+    if (k == 1) q.bufAddr = 0x40000;
+    s.phases.push_back(q);
+  }
+  b.streams.push_back(s);
+  // 48 + 12 + 3 x 24 + 2 x 96 = 324 bytes
+  REQUIRE(encodedSizeBytes(b) == 324);
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  REQUIRE(w.size() == 81);
+  CHECK(w[kHdrConfigCount] == 2);
+  CHECK(w[kHdrConfigTableOffset] == 132);  // 48 + 12 + 72
+  CHECK(w[15 + 5] == 0);
+  CHECK(w[21 + 5] == 1);
+  CHECK(w[27 + 5] == 0);
+  CHECK(w[33 + 1] == 0x30000u);  // config 0 buf_addr
+  CHECK(w[57 + 1] == 0x40000u);  // config 1 buf_addr
+  std::string error;
+  auto d = decodeWords(w, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, b);
+}
+
+TEST_CASE("stream references pack as chip.y.x.stream bytes", "[blob]") {
+  CHECK(packStreamRef(sn(1, 3, 8)) == 0x00010308u);
+  CHECK(packStreamRef(sn(11, 12, 63, 2)) == 0x020b0c3fu);
+  CHECK(unpackStreamRef(0x020b0c3fu) == sn(11, 12, 63, 2));
+}
+
+TEST_CASE("hex: write gives @address then 8 lower-case digits per line", "[blob][hex]") {
+  std::vector<HexSegment> segs = {{0x4800, {0x4c425354, 1, 0xdeadBEEF}}, {0x10, {}}};
+  CHECK(writeHex(segs) == "@00004800\n4c425354\n00000001\ndeadbeef\n@00000010\n");
+}
+
+TEST_CASE("hex: read accepts what write writes and BUDA's spelling", "[blob][hex]") {
+  std::string error;
+  auto segs = readHex("@00008c20\n00000001\n0000000A\r\n\n  00000082  \n@10\nffffffff", error);
+  INFO(error);
+  REQUIRE(segs);
+  REQUIRE(segs->size() == 2);
+  CHECK((*segs)[0].wordAddress == 0x8c20);
+  CHECK((*segs)[0].words == std::vector<uint32_t>{1, 10, 0x82});
+  CHECK((*segs)[1].wordAddress == 0x10);
+  CHECK((*segs)[1].words == std::vector<uint32_t>{0xffffffffu});
+
+  std::vector<HexSegment> round = {{0x4800, kTinyWords}};
+  auto back = readHex(writeHex(round), error);
+  REQUIRE(back);
+  REQUIRE(back->size() == 1);
+  CHECK((*back)[0].wordAddress == 0x4800);
+  CHECK((*back)[0].words == kTinyWords);
+
+  auto empty = readHex("", error);
+  REQUIRE(empty);
+  CHECK(empty->empty());
+}
+
+TEST_CASE("hex: errors name the line", "[blob][hex]") {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"00000001\n", "line 1: word before the first @address line"},
+      {"@00004800\n123456789\n", "line 2: bad word '123456789'"},
+      {"@00004800\n0000000g\n", "line 2: bad word '0000000g'"},
+      {"@00004800\n\n-1\n", "line 3: bad word '-1'"},
+      {"@\n", "line 1: bad address line '@'"},
+      {"@0x4800\n", "line 1: bad address line '@0x4800'"},
+      {"@ffffffff\n0\n1\n", "line 3: words run past word address 0xffffffff"},
+  };
+  for (const Case& c : cases) {
+    std::string error;
+    auto segs = readHex(c.text, error);
+    INFO(c.text);
+    REQUIRE_FALSE(segs);
+    CHECK_THAT(error, Catch::StartsWith(c.expect));
+  }
+}
+
+TEST_CASE("dump: the tiny blob as YAML", "[blob]") {
+  std::string d = dumpCoreBlob(tinyBlob(), 172);
+  CHECK_THAT(d, Catch::Contains("core: chip_0__y_1__x_3\nepoch: 2\nsize_bytes: 172\nnum_streams: 1\nnum_phases: 1\n"));
+  CHECK_THAT(d, Catch::Contains("  chip_0__y_1__x_3__stream_id_8:\n    - phase_id: 0\n      num_msgs: 4\n"));
+  CHECK_THAT(d, Catch::Contains("      buf_addr: 0x30000\n"));
+  CHECK_THAT(d, Catch::Contains("      pipe_id: 4294967298\n"));
+  CHECK_THAT(d, Catch::Contains("      remote_source: true\n      local_receiver: true\n"));
+  CHECK_THAT(d, Catch::Contains("      src: [chip_0__y_1__x_1__stream_id_24]\n      dest: []\n"));
+}

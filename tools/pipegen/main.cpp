@@ -1,0 +1,42 @@
+// pipegen: the streams and phases of every core for one temporal epoch
+// (pipegen.yaml in, blob.yaml out). Thin driver: flags only; the work is in
+// lib/pipegen.
+#include "netlist/driver.hpp"
+#include "pipegen/pipegen.hpp"
+#include "support/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  tessera::pipegen::PipegenOptions opts;
+  CLI::App app{"pipegen: streams, phases and L1 buffers per core from a pipegen.yaml", "pipegen"};
+  app.add_option("pipegen_yaml", opts.input, "pipegen.yaml of one temporal epoch (net2pipe output)")
+      ->required()
+      ->type_name("<pipegen.yaml>");
+  app.add_option("-o,--output", opts.output, "blob.yaml to write")->required()->type_name("<blob.yaml>");
+  app.add_option("--arch", opts.arch, "Target arch (bundled descriptor): grayskull (default), wormhole, wormhole_b0, "
+                                      "blackhole")
+      ->type_name("<arch>");
+  app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one (overrides --arch)")
+      ->type_name("<soc-descriptor>");
+  uint32_t epoch = 0;
+  auto* epochOpt = app.add_option("--epoch", epoch, "Temporal epoch (default: from temporal_epoch_<E> in the input "
+                                                    "path, else 0)")
+                       ->type_name("<E>");
+  app.add_option("--depfile", opts.depfile, "Write a make depfile for the output")->type_name("<file>");
+  app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit)")
+      ->default_val(20)
+      ->check(CLI::Range(0, 1000000));
+  app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
+  app.add_flag("--chunk-lists", opts.chunkLists,
+               "Merge strided reads into one phase with src_chunk_offsets (needs a blobgen and simulator that "
+               "implement chunk lists)");
+  app.set_version_flag("--version", tessera::netlist::versionString("pipegen"));
+  app.footer("Exit status: 0 blob.yaml written, 1 invalid input, resource error or write failure, 2 usage error.\n"
+             "Bundled devices: " + tessera::netlist::bundledDeviceList());
+  if (auto code = tessera::parseToolArgs(app, argc, argv, "pipegen")) return *code;
+  if (epochOpt->count()) opts.epoch = epoch;
+  return tessera::pipegen::runPipegen(opts, std::cout, std::cerr);
+}
