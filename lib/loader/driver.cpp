@@ -6,6 +6,7 @@
 #include "host/npy.hpp"
 #include "loader/golden_target.hpp"
 #include "loader/host_io.hpp"
+#include "loader/sim_target.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/validator.hpp"
@@ -14,6 +15,8 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -84,10 +87,27 @@ std::string dims(const Tensor& t) {
 
 int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, false};
-  if (opts.target != "golden") {
-    err << kTool << ": error: target '" << opts.target
-        << "' is not available in this build (available: golden; the simulated chip comes with the data and compute paths)\n";
+  if (opts.target != "golden" && opts.target != "sim") {
+    err << kTool << ": error: unknown target '" << opts.target << "' (available: golden, sim)\n";
     return 2;
+  }
+  if (opts.target == "sim" && opts.buildDir.empty()) {
+    err << kTool << ": error: --target sim needs --build-dir <dir> with the stage tools' artifacts "
+        << "(scripts/build-artifacts.sh <netlist> <dir>)\n";
+    return 2;
+  }
+  if (opts.target != "sim" && !opts.buildDir.empty()) {
+    err << kTool << ": error: --build-dir is only used by --target sim\n";
+    return 2;
+  }
+  std::optional<SimArtifacts> artifacts;
+  if (opts.target == "sim") {
+    std::string error;
+    artifacts = loadSimArtifacts(opts.buildDir, error);
+    if (!artifacts) {
+      err << kTool << ": error: --build-dir: " << error << "\n";
+      return 2;
+    }
   }
   std::optional<Arch> requested;
   if (!opts.arch.empty() && !(requested = parseArch(opts.arch))) {
@@ -113,6 +133,17 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
   if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
+  if (artifacts && artifacts->netlist != std::filesystem::path(opts.netlist).filename().string()) {
+    err << kTool << ": error: --build-dir '" << opts.buildDir << "' holds the artifacts of '" << artifacts->netlist
+        << "', not of '" << std::filesystem::path(opts.netlist).filename().string()
+        << "' (scripts/build-artifacts.sh " << opts.netlist << " <dir>)\n";
+    return 2;
+  }
+  if (artifacts && !artifacts->arch.empty() && artifacts->arch != archName(arch)) {
+    err << kTool << ": error: --build-dir '" << opts.buildDir << "' was built for " << artifacts->arch << ", not "
+        << archName(arch) << " (run scripts/build-artifacts.sh --arch " << archName(arch) << ")\n";
+    return 2;
+  }
 
   // Programs and params: usage errors, reported before anything runs.
   std::vector<const netlist::Program*> programs;
@@ -206,7 +237,18 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   store.recordWrites(recording);
   HostIo host(nl, std::move(inputs), opts.seed, recording);
   host.attach(store);
-  GoldenTarget target(nl, arch);
+  std::unique_ptr<GoldenTarget> golden;
+  std::unique_ptr<SimTarget> simTarget;
+  runtime::Target* targetPtr = nullptr;
+  if (artifacts) {
+    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts));
+    if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
+    targetPtr = simTarget.get();
+  } else {
+    golden = std::make_unique<GoldenTarget>(nl, arch);
+    targetPtr = golden.get();
+  }
+  runtime::Target& target = *targetPtr;
   runtime::Interpreter interp(nl, store, target, host);
   if (opts.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
 
@@ -296,10 +338,12 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
       failed |= !r.pass;
     }
   }
-  if (opts.profile) {
+  if (opts.profile && simTarget) {
+    out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles\n";
+  } else if (opts.profile) {
     out << "profile (golden, single thread):\n";
     char line[160];
-    for (const auto& [type, p] : target.profile()) {
+    for (const auto& [type, p] : golden->profile()) {
       std::snprintf(line, sizeof line, "  %-24s %8lld calls %10.3f s", type.c_str(), static_cast<long long>(p.calls), p.seconds);
       out << line;
       if (p.flops > 0) {

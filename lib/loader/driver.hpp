@@ -11,7 +11,8 @@ namespace tessera::loader {
 
 struct LoaderOptions {
   std::string netlist;
-  std::string target = "golden";
+  std::string target = "golden";      // golden | sim
+  std::string buildDir;                // sim: the stage tools' output directory (docs/loader.md)
   std::string arch;                    // empty: the first arch the netlist lists
   std::vector<std::string> programs;   // empty: every program, in netlist order
   std::vector<std::string> params;     // "name=value"; name with or without its `$`

@@ -12,9 +12,13 @@ int main(int argc, char** argv) {
   tessera::loader::LoaderOptions opts;
   CLI::App app{"loader: run a BUDA netlist's programs on a target", "loader"};
   app.add_option("netlist", opts.netlist, "Netlist YAML file")->required()->type_name("<netlist.yaml>");
-  app.add_option("--target", opts.target, "Where epochs run: golden (host reference model)")
+  app.add_option("--target", opts.target,
+                 "Where epochs run: golden (host reference model) or sim (the simulated chip, needs --build-dir)")
       ->default_val("golden")
       ->type_name("<target>");
+  app.add_option("--build-dir", opts.buildDir,
+                 "sim: directory with the stage tools' artifacts (scripts/build-artifacts.sh NETLIST DIR)")
+      ->type_name("<dir>");
   app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists")->type_name("<arch>");
   app.add_option("--program", opts.programs, "Run only this program (repeatable, in the order given); default: all, in order")
       ->type_name("<name>");
@@ -29,7 +33,7 @@ int main(int argc, char** argv) {
                  "Compare op-fed queues with <dir>/<queue>.npy using the netlist's comparison-config")
       ->type_name("<dir>");
   app.add_flag("--trace", opts.trace, "Print one line per executed epoch");
-  app.add_flag("--profile", opts.profile, "Print time per op type and matmul GFLOP/s of the golden target");
+  app.add_flag("--profile", opts.profile, "golden: print time per op type and matmul GFLOP/s; sim: epochs run and simulated cycles");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit)")
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));

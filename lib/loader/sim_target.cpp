@@ -1,0 +1,340 @@
+#include "loader/sim_target.hpp"
+
+#include "formats/blocking.hpp"
+#include "sim/chip.hpp"
+#include "sim/dram.hpp"
+#include "sim/epoch_runner.hpp"
+#include "support/file_io.hpp"
+#include "support/source.hpp"
+#include "support/yaml_tree.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <tuple>
+
+namespace tessera::loader {
+
+namespace fs = std::filesystem;
+using formats::Tensor;
+using runtime::RuntimeError;
+
+namespace {
+
+std::unique_ptr<yaml::Document> readYaml(const std::string& path, std::string& error) {
+  std::string readError;
+  auto text = readFile(path, readError);
+  if (!text) {
+    error = "cannot read '" + path + "': " + readError;
+    return nullptr;
+  }
+  SourceBuffer source(path, std::move(*text));
+  DiagnosticEngine diags;
+  auto doc = yaml::Document::parse(source, diags);
+  if (!doc || !(*doc)->root().IsMap()) {
+    error = "'" + path + "' is not a YAML map (run the stage tools again: scripts/build-artifacts.sh)";
+    return nullptr;
+  }
+  return std::move(*doc);
+}
+
+std::set<std::string> scalarSet(const yaml::Node& seq) {
+  std::set<std::string> out;
+  if (seq.IsSequence())
+    for (size_t i = 0; i < seq.size(); ++i) out.insert(seq[i].Scalar());
+  return out;
+}
+
+std::string listText(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+  return "[" + out + "]";
+}
+
+std::string blobsDir(const std::string& dir, uint32_t epoch) {
+  return (fs::path(dir) / ("temporal_epoch_" + std::to_string(epoch)) / "blobs").string();
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+} // namespace
+
+std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string& error) {
+  SimArtifacts a;
+  a.dir = dir;
+  if (!fs::is_directory(dir)) {
+    error = "--build-dir '" + dir + "' is not a directory";
+    return std::nullopt;
+  }
+  const std::string manifestPath = (fs::path(dir) / "manifest.yaml").string();
+  if (!fs::exists(manifestPath)) {
+    error = "missing '" + manifestPath + "' (run net2hlks -o " + dir + ", or scripts/build-artifacts.sh)";
+    return std::nullopt;
+  }
+  auto manifest = readYaml(manifestPath, error);
+  if (!manifest) return std::nullopt;
+  yaml::Node ops = manifest->root()["ops"];
+  for (size_t i = 0; ops.IsSequence() && i < ops.size(); ++i) {
+    yaml::Node op = ops[i];
+    std::string kernel = (fs::path(dir) / op["kernel"].Scalar()).string();
+    for (const char* elf : {"unpack.elf", "math.elf", "pack.elf"}) {
+      std::string path = (fs::path(kernel) / elf).string();
+      if (!fs::exists(path)) {
+        error = "missing '" + path + "' (run hlkc on " + kernel + ", or scripts/build-artifacts.sh)";
+        return std::nullopt;
+      }
+    }
+    a.kernelOf[op["graph"].Scalar() + "/" + op["op"].Scalar()] = kernel;
+  }
+
+  const std::string epochsPath = (fs::path(dir) / "epochs.yaml").string();
+  if (!fs::exists(epochsPath)) {
+    error = "missing '" + epochsPath + "' (run net2pipe -o " + dir + ", or scripts/build-artifacts.sh)";
+    return std::nullopt;
+  }
+  auto index = readYaml(epochsPath, error);
+  if (!index) return std::nullopt;
+  a.arch = index->root()["arch"].Scalar();
+  a.netlist = index->root()["netlist"].Scalar();
+  if (std::string m = manifest->root()["netlist"].Scalar(); m != a.netlist) {
+    error = "'" + manifestPath + "' was built from '" + m + "' but '" + epochsPath + "' from '" + a.netlist +
+            "' (run scripts/build-artifacts.sh again)";
+    return std::nullopt;
+  }
+  yaml::Node epochs = index->root()["epochs"];
+  for (size_t i = 0; epochs.IsSequence() && i < epochs.size(); ++i) {
+    yaml::Node e = epochs[i];
+    SimEpochInfo info;
+    info.id = static_cast<uint32_t>(std::stoul(e["epoch"].Scalar()));
+    info.graph = e["graphs"][0].Scalar();
+    info.prologue = scalarSet(e["prologue"]);
+    info.epilogue = scalarSet(e["epilogue"]);
+    std::string blobs = blobsDir(dir, info.id);
+    if (!fs::is_directory(blobs)) {
+      error = "missing '" + blobs + "' (run pipegen and blobgen for temporal epoch " + std::to_string(info.id) +
+              ", or scripts/build-artifacts.sh)";
+      return std::nullopt;
+    }
+    a.epochs.push_back(std::move(info));
+  }
+  return a;
+}
+
+SimTarget::SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts)
+    : nl_(&nl), soc_(soc), art_(std::move(artifacts)), chip_(std::make_unique<sim::Chip>(soc_)) {
+  for (const auto& q : nl.queues) queues_[q.name] = &q;
+}
+
+SimTarget::~SimTarget() = default;
+
+const SimEpochInfo& SimTarget::epochFor(runtime::EpochIo& io) const {
+  const netlist::Graph& g = io.graph();
+  std::set<std::string> touched;
+  for (const auto& op : g.ops)
+    for (const auto& in : op.inputs)
+      if (queues_.count(in.name)) touched.insert(in.name);
+  for (const auto& op : g.ops)
+    for (const auto& q : nl_->queues)
+      if (q.input.value == op.name) touched.insert(q.name);
+  std::set<std::string> prologue, epilogue;
+  for (const auto& q : touched) {
+    if (io.settings(q).prologue) prologue.insert(q);
+    if (io.settings(q).epilogue) epilogue.insert(q);
+  }
+  for (const auto& e : art_.epochs)
+    if (e.graph == g.name && e.prologue == prologue && e.epilogue == epilogue) return e;
+  throw RuntimeError("sim-epoch", g.loc,
+                     "graph " + quote(g.name) + " with prologue " + listText(prologue) + " and epilogue " +
+                         listText(epilogue) + " has no temporal epoch in '" +
+                         (fs::path(art_.dir) / "epochs.yaml").string() +
+                         "' (artifacts built from another netlist? run scripts/build-artifacts.sh again)");
+}
+
+void SimTarget::execute(runtime::EpochIo& io) {
+  const netlist::Graph& graph = io.graph();
+  const SimEpochInfo& epoch = epochFor(io);
+  const int64_t n = io.inputCount();
+  const std::string where = "temporal epoch " + std::to_string(epoch.id) + " (graph " + quote(graph.name) + ")";
+  auto fail = [&](const std::string& rule, SourceLoc loc, const std::string& msg) -> RuntimeError {
+    return RuntimeError(rule, loc.valid() ? loc : graph.loc, where + ": " + msg);
+  };
+
+  std::map<std::string, const netlist::Op*> opsByName;
+  for (const auto& op : graph.ops) opsByName[op.name] = &op;
+  std::vector<const netlist::Queue*> written; // queues fed by this graph's ops
+  std::set<std::string> writtenNames;
+  for (const auto& q : nl_->queues) {
+    auto producer = opsByName.find(q.input.value);
+    if (producer == opsByName.end()) continue;
+    if (producer->second->gradientOp.value)
+      throw fail("sim-unsupported", q.loc,
+                 "queue " + quote(q.name) + " is written by gradient op " + quote(producer->second->name) +
+                     ": the sim target does not accumulate gradient queues yet");
+    if (producer->second->untilizeOutput.value)
+      throw fail("sim-unsupported", q.loc,
+                 "queue " + quote(q.name) + " is written untilized by op " + quote(producer->second->name) +
+                     ": the sim target does not set up untilized outputs yet");
+    written.push_back(&q);
+    writtenNames.insert(q.name);
+  }
+  std::vector<const netlist::Queue*> read; // queues the graph reads from DRAM, not written in it
+  {
+    std::set<std::string> seen;
+    for (const auto& op : graph.ops)
+      for (const auto& in : op.inputs) {
+        auto it = queues_.find(in.name);
+        if (it == queues_.end() || writtenNames.count(in.name) || !seen.insert(in.name).second) continue;
+        read.push_back(it->second);
+      }
+  }
+
+  sim::Dram& dram = chip_->dram();
+  auto buffersOf = [&](const netlist::Queue& q) {
+    formats::Blocking b = formats::blockingOf(q);
+    if (q.location.value != netlist::IoLocation::Dram)
+      throw fail("sim-unsupported", q.loc,
+                 "queue " + quote(q.name) + " is not in DRAM (loc: host): the sim target models device DRAM only");
+    if (static_cast<int64_t>(q.dram.size()) != b.gridR * b.gridC)
+      throw fail("sim-queue", q.dramLoc,
+                 "queue " + quote(q.name) + " has " + std::to_string(q.dram.size()) + " dram buffers for a grid of " +
+                     std::to_string(b.gridR * b.gridC) + " cells");
+    std::vector<sim::QueueBufferLoc> out;
+    for (const auto& a : q.dram) out.push_back({static_cast<uint32_t>(a.channel), a.address});
+    return out;
+  };
+  auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr) {
+    sim::QueueHeader h;
+    h.rdPtr = 0;
+    h.wrPtr = wr;
+    h.slots = static_cast<uint32_t>(q.entries.value);
+    for (const auto& buf : bufs)
+      if (!sim::writeQueueHeader(dram, buf.channel, buf.address, h))
+        throw fail("sim-queue", q.dramLoc,
+                   "queue " + quote(q.name) + ": header at channel " + std::to_string(buf.channel) + " address 0x" +
+                       [](uint64_t v) { char s[32]; std::snprintf(s, sizeof s, "%llx", (unsigned long long)v); return std::string(s); }(buf.address) +
+                       " is outside DRAM");
+  };
+
+  // Inputs: the entries the runtime says the graph reads, into slots 0.. of
+  // every cell, with headers rebuilt (rd 0, wr = the count).
+  for (const netlist::Queue* q : read) {
+    auto bufs = buffersOf(*q);
+    formats::Blocking b = formats::blockingOf(*q);
+    const int64_t entries = q->entries.value;
+    const runtime::QueueSettingsValues& s = io.settings(q->name);
+    const int64_t slots = s.prologue ? 1 : std::min(n, entries);
+    std::vector<Tensor> stored; // kept only to check reads past the slots repeat an entry
+    const bool check = !s.prologue && n > slots;
+    for (int64_t i = 0; i < n; ++i) {
+      const Tensor& e = io.read(q->name, i);
+      int64_t slot = i % std::max<int64_t>(slots, 1);
+      if (i < slots) {
+        std::string error;
+        if (!sim::writeTensorEntry(dram, bufs, static_cast<uint32_t>(slot), e, 0, b, q->df.value, error))
+          throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
+        if (check) stored.push_back(e);
+      } else if (check && e.data != stored[static_cast<size_t>(slot)].data) {
+        throw fail("sim-unsupported", q->loc,
+                   "the graph reads " + std::to_string(n) + " different entries of queue " + quote(q->name) +
+                       ", which has " + std::to_string(entries) + " slots: the sim target lays out at most one per slot");
+      }
+    }
+    setHeaders(*q, bufs, static_cast<uint32_t>(slots));
+  }
+  for (const netlist::Queue* q : written) setHeaders(*q, buffersOf(*q), 0);
+
+  // The cores: every op core (its kernel) and every core with a blob.
+  sim::EpochRun run;
+  std::map<CoreCoord, size_t> index;
+  auto coreAt = [&](CoreCoord noc) -> sim::EpochCore& {
+    auto [it, added] = index.emplace(noc, run.cores.size());
+    if (added) {
+      run.cores.emplace_back();
+      run.cores.back().noc = noc;
+    }
+    return run.cores[it->second];
+  };
+  for (const auto& op : graph.ops) {
+    auto kernel = art_.kernelOf.find(graph.name + "/" + op.name);
+    if (kernel == art_.kernelOf.end())
+      throw fail("sim-artifacts", op.loc,
+                 "op " + quote(op.name) + " has no kernel in '" + (fs::path(art_.dir) / "manifest.yaml").string() + "'");
+    netlist::Dim2 placed = op.placedGridSize();
+    for (int64_t r = 0; r < placed.r; ++r)
+      for (int64_t c = 0; c < placed.c; ++c) {
+        CoreCoord noc = soc_.workerCore(static_cast<int>(op.gridLoc.value.r + r), static_cast<int>(op.gridLoc.value.c + c));
+        if (noc.x < 0)
+          throw fail("sim-artifacts", op.loc, "op " + quote(op.name) + " core [" + std::to_string(r) + ", " +
+                                                  std::to_string(c) + "] is outside the worker grid");
+        sim::EpochCore& core = coreAt(noc);
+        core.kernelDir = kernel->second;
+        core.name = op.name + "[" + std::to_string(r) + "," + std::to_string(c) + "]";
+      }
+  }
+  const std::string blobs = blobsDir(art_.dir, epoch.id);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(blobs, ec)) {
+    std::string file = entry.path().filename().string();
+    unsigned e = 0, chip = 0;
+    int y = 0, x = 0;
+    char tail[8] = {};
+    if (std::sscanf(file.c_str(), "pipegen_epoch%u_%u_%d_%d%7s", &e, &chip, &y, &x, tail) != 5 ||
+        std::string(tail) != ".hex" || e != epoch.id || chip != 0)
+      continue;
+    coreAt(CoreCoord{x, y}).blobHexPath = entry.path().string();
+  }
+  if (ec) throw fail("sim-artifacts", {}, "cannot list '" + blobs + "': " + ec.message());
+  std::sort(run.cores.begin(), run.cores.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.noc.y, a.noc.x) < std::tie(b.noc.y, b.noc.x);
+  });
+  run.options.epoch.epochId = epoch.id;
+  run.options.epoch.inputCount = static_cast<uint32_t>(n);
+
+  sim::ChipRunResult result = sim::runEpoch(*chip_, run);
+  totalCycles_ += result.cycles;
+  epochsRun_ += 1;
+  if (trace)
+    trace("sim " + where + ": " + sim::chipStopName(result.stop) + " after " + std::to_string(result.cycles) +
+          " cycles, " + std::to_string(run.cores.size()) + " cores");
+  if (!result.ok()) {
+    std::string what = std::string("the simulated chip stopped: ") + sim::chipStopName(result.stop);
+    if (!result.faultCategory.empty()) what += " (" + result.faultCategory + ")";
+    if (!result.faultCore.empty()) what += " on core " + quote(result.faultCore);
+    if (result.stop == sim::ChipStop::Done) {
+      for (const auto& c : result.cores)
+        if (c.kernel && !c.harts.ok()) what += "; core " + quote(c.name) + " kernel did not exit cleanly";
+    }
+    throw fail("sim-" + std::string(sim::chipStopName(result.stop)), {}, what + "\n" + result.message);
+  }
+
+  // Outputs: every slot the device wrote, in order, to the runtime.
+  for (const netlist::Queue* q : written) {
+    auto bufs = buffersOf(*q);
+    formats::Blocking b = formats::blockingOf(*q);
+    const uint32_t entries = static_cast<uint32_t>(q->entries.value);
+    const bool ram = q->type.value == netlist::IoType::Ram;
+    uint32_t count = 0;
+    for (size_t k = 0; k < bufs.size(); ++k) {
+      sim::QueueHeader h = sim::readQueueHeader(dram, bufs[k].channel, bufs[k].address);
+      uint32_t c = ram ? 1 : sim::wrapPointer(h.wrPtr, entries);
+      if (k == 0) count = c;
+      else if (c != count)
+        throw fail("sim-queue", q->loc,
+                   "queue " + quote(q->name) + ": cell 0 holds " + std::to_string(count) + " entries but cell " +
+                       std::to_string(k) + " holds " + std::to_string(c));
+    }
+    if (ram && n > 1)
+      throw fail("sim-unsupported", q->loc,
+                 "ram " + quote(q->name) + " is written " + std::to_string(n) +
+                     " times in one epoch: the device rewrites its slot in place, only the last entry is observable");
+    for (uint32_t i = 0; i < count; ++i) {
+      Tensor e(1, b.t, b.rowTiles() * formats::kTileDim, b.colTiles() * formats::kTileDim);
+      std::string error;
+      if (!sim::readTensorEntry(dram, bufs, i % entries, b, q->df.value, e, 0, error))
+        throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
+      io.write(q->name, std::move(e));
+    }
+  }
+}
+
+} // namespace tessera::loader

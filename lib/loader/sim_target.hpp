@@ -1,0 +1,79 @@
+// The `sim` target: runs each epoch on the simulated chip (lib/sim) from the
+// artifacts the stage tools wrote into a build directory (docs/loader.md,
+// "The sim target"):
+//
+//   DIR/manifest.yaml, DIR/kernels/<k>/{unpack,math,pack}.elf   net2hlks + hlkc
+//   DIR/epochs.yaml                                              net2pipe
+//   DIR/temporal_epoch_<E>/blobs/pipegen_epoch<E>_0_<y>_<x>.hex  pipegen + blobgen
+//
+// The runtime's QueueStore stays the authority on queue contents and
+// pointers. For every execute the target rebuilds the DRAM queue buffers the
+// epoch touches: the entries the graph reads (io.read(queue, i), i <
+// inputCount) go into slots 0.. of each cell, tilized, with header rd_ptr 0
+// and wr_ptr the count; the queues the graph writes get empty headers. After
+// the epoch it reads back every written slot (wr_ptr) and hands each entry to
+// io.write, so the runtime moves its own pointers exactly as for golden.
+#pragma once
+#include "device/soc_descriptor.hpp"
+#include "runtime/interpreter.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+class Chip;
+}
+
+namespace tessera::loader {
+
+// One temporal epoch of DIR/epochs.yaml.
+struct SimEpochInfo {
+  uint32_t id = 0;
+  std::string graph;
+  std::set<std::string> prologue, epilogue;
+};
+
+// What a build directory holds, read once (manifest.yaml and epochs.yaml).
+struct SimArtifacts {
+  std::string dir;
+  std::string arch;    // epochs.yaml `arch`
+  std::string netlist; // epochs.yaml `netlist`: the file name the artifacts were built from
+  std::map<std::string, std::string> kernelOf; // "graph/op" -> kernel directory (absolute or relative to cwd)
+  std::vector<SimEpochInfo> epochs;
+};
+
+// Reads DIR's index files and checks every file a run needs (ELFs of every
+// kernel the manifest names, each epoch's blobs directory). On failure
+// returns nullopt with `error` naming the missing or unreadable file.
+std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string& error);
+
+class SimTarget : public runtime::Target {
+public:
+  SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts);
+  ~SimTarget() override;
+  std::string name() const override { return "sim"; }
+  void execute(runtime::EpochIo& io) override;
+
+  // Cycles of every epoch run so far (loader --profile).
+  uint64_t totalCycles() const { return totalCycles_; }
+  int64_t epochsRun() const { return epochsRun_; }
+  // Optional: one line per epoch run (loader --trace).
+  std::function<void(const std::string&)> trace;
+
+private:
+  const SimEpochInfo& epochFor(runtime::EpochIo& io) const;
+
+  const netlist::Netlist* nl_;
+  SocDescriptor soc_;
+  SimArtifacts art_;
+  std::unique_ptr<sim::Chip> chip_;
+  std::map<std::string, const netlist::Queue*> queues_;
+  uint64_t totalCycles_ = 0;
+  int64_t epochsRun_ = 0;
+};
+
+} // namespace tessera::loader
