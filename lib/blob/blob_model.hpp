@@ -76,7 +76,9 @@
 //   in a later phase. sourceEndpoint: once a phase is done the first
 //   srcFreedTiles tiles of the period are released (ACKED catches up to
 //   period start + srcFreedTiles; non-decreasing within a period; pipegen
-//   sizes the ring for it); after a phase with srcPeriodDone the stream
+//   sizes the ring for it; 0 until the period's last phase unless pipegen
+//   runs with --release-windows, the ring then holds the whole period);
+//   after a phase with srcPeriodDone the stream
 //   waits until the packer has pushed the whole period, releases the rest
 //   and the next phase reads the next period. srcPeriodTiles == 0: FIFO,
 //   each phase sends the next numMsgs tiles and frees each once every

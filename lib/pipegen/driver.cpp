@@ -47,6 +47,7 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
   std::optional<Generated> gen;
   GenerateOptions gopts;
   gopts.chunkLists = opts.chunkLists;
+  gopts.releaseWindows = opts.releaseWindows;
   if (doc) gen = generateBlob(*doc, soc, diags, gopts);
   if (printDiagnostics(err, source, diags, print) > 0 || !gen) return 1;
 

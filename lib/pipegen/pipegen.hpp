@@ -51,6 +51,11 @@ struct GenerateOptions {
   // into one phase with a chunk list (src_chunk_offsets). Off by default:
   // the blob encoder and the stream engine must implement the lists.
   bool chunkLists = false;
+  // Windowed packers release the finished prefix of a period after each
+  // phase (src_freed_tiles), so their ring only needs the reorder window.
+  // Off by default: the ring then holds whole periods and src_freed_tiles
+  // is 0 until the period is done (what the stream engine implements today).
+  bool releaseWindows = false;
 };
 
 // One L1 allocation, for reports and tests.
@@ -90,7 +95,8 @@ struct PipegenOptions {
   std::string depfile;
   size_t maxErrors = 20;
   bool noWarnings = false;
-  bool chunkLists = false; // GenerateOptions::chunkLists
+  bool chunkLists = false;     // GenerateOptions::chunkLists
+  bool releaseWindows = false; // GenerateOptions::releaseWindows
 };
 int runPipegen(const PipegenOptions& options, std::ostream& out, std::ostream& err);
 

@@ -843,6 +843,12 @@ bool Builder::placeEndpoints() {
         released = freed[k];
       }
     }
+    if (!opts_.releaseWindows) {
+      // Release only whole periods: the ring holds the whole period.
+      std::fill(freed.begin(), freed.end(), 0);
+      freed.back() = in.period;
+      window = in.period;
+    }
     packerFreed_[bi] = std::move(freed);
     StreamB& s = streams_[static_cast<size_t>(in.stream)];
     s.ringTiles = std::max<uint64_t>(s.ringTiles, window);

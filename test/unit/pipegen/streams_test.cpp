@@ -534,8 +534,11 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
   // can go (nothing later reads it); after 2, still only tile 0 (1 is read
   // later); after 1, tiles 0-2; then the period. The ring needs 2 slots
   // (tiles 1 and 2 while 2 is sent), not 4.
-  Run r = run(packer(100, 0, 0, 1, 1, 2, "  is_scatter: 1\n  replicate: 4\n") + unpacker(200, 0, 1, 0, 2, 8) +
-              pipeDoc(300, "[100, 102, 101, 103]", "[200]"));
+  std::string body = packer(100, 0, 0, 1, 1, 2, "  is_scatter: 1\n  replicate: 4\n") + unpacker(200, 0, 1, 0, 2, 8) +
+                     pipeDoc(300, "[100, 102, 101, 103]", "[200]");
+  GenerateOptions o;
+  o.releaseWindows = true;
+  Run r = run(body, o);
   INFO(r.messages());
   REQUIRE(r.gen);
   const auto* s = stream(r, 1, 1, 24);
@@ -550,6 +553,14 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
     checkRemote(s->phases[i], 1, 2);
   }
   CHECK(s->phases[0].bufSize == 2 * 2080);
+  // By default the whole period is held and released at its end.
+  Run whole = run(body);
+  REQUIRE(whole.gen);
+  const auto* w = stream(whole, 1, 1, 24);
+  REQUIRE(w);
+  REQUIRE(w->phases.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(w->phases[i].srcFreedTiles == (i == 3 ? 4u : 0u));
+  CHECK(w->phases[0].bufSize == 4 * 2080);
 }
 
 TEST_CASE("padding tiles come from no memory", "[pipegen][streams][dram]") {
