@@ -6,6 +6,7 @@
 #include "blob/blob_yaml_reader.hpp"
 #include "device/device_contract.h"
 #include "device/soc_descriptor.hpp"
+#include "netlist/target.hpp"
 #include "support/diagnostics.hpp"
 #include "support/file_io.hpp"
 #include "support/source.hpp"
@@ -25,48 +26,6 @@ std::string hexStr(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-std::string bundledList() {
-  std::string s;
-  for (const auto& name : bundledDescriptorNames()) s += (s.empty() ? "" : ", ") + name;
-  return s;
-}
-
-// --device / --arch -> descriptor; returns an exit code on failure.
-int loadDevice(const BlobgenOptions& opts, std::ostream& err, const PrintOptions& print, SocDescriptor& device,
-               std::string& deviceFile) {
-  if (!opts.device.empty()) {
-    std::string readError;
-    if (auto text = readFile(opts.device, readError)) {
-      SourceBuffer buf(opts.device, std::move(*text));
-      DiagnosticEngine diags;
-      auto parsed = parseSocDescriptor(buf, diags);
-      if (printDiagnostics(err, buf, diags, print) > 0 || !parsed) return 1;
-      device = std::move(*parsed);
-      deviceFile = opts.device;
-      return 0;
-    }
-    if (auto bundled = findBundledDescriptor(opts.device)) {
-      device = std::move(*bundled);
-      return 0;
-    }
-    err << kTool << ": error: --device '" << opts.device << "': " << readError
-        << ", and it is not a bundled device (" << bundledList() << ")\n";
-    return 2;
-  }
-  Arch arch = Arch::Grayskull;
-  if (!opts.arch.empty()) {
-    auto a = parseArch(opts.arch);
-    if (!a) {
-      err << kTool << ": error: unknown --arch '" << opts.arch
-          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-      return 2;
-    }
-    arch = *a;
-  }
-  device = loadBundledDescriptor(defaultDescriptorName(arch));
-  return 0;
 }
 
 // The 1-based line of word `index` of the first segment of a .hex text (the
@@ -198,9 +157,13 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
     err << kTool << ": error: --output applies to --dump only\n";
     return 2;
   }
-  SocDescriptor device;
-  std::string deviceFile;
-  if (int rc = loadDevice(opts, err, print, device, deviceFile)) return rc;
+  std::optional<Arch> arch;
+  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
+  netlist::DeviceCache devices;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
+  const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
+  const std::string& deviceFile = devices.explicitFile();
 
   std::string readError;
   auto text = readFile(opts.input, readError);

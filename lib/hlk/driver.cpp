@@ -98,14 +98,7 @@ bool writeIfChanged(const std::string& path, const std::string& content, std::st
 int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::optional<Arch> requested;
-  if (!opts.arch.empty()) {
-    requested = parseArch(opts.arch);
-    if (!requested) {
-      err << kTool << ": error: unknown --arch '" << opts.arch
-          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-      return 2;
-    }
-  }
+  if (!parseArchOption(opts.arch, kTool, err, requested)) return 2;
   DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;

@@ -9,6 +9,7 @@
 #include "loader/sim_target.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
+#include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
 
@@ -110,10 +111,7 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     }
   }
   std::optional<Arch> requested;
-  if (!opts.arch.empty() && !(requested = parseArch(opts.arch))) {
-    err << kTool << ": error: unknown --arch '" << opts.arch << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-    return 2;
-  }
+  if (!netlist::parseArchOption(opts.arch, kTool, err, requested)) return 2;
 
   std::string readError;
   auto text = readFile(opts.netlist, readError);

@@ -89,14 +89,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     return 2;
   }
   std::optional<Arch> requested;
-  if (!opts.arch.empty()) {
-    requested = parseArch(opts.arch);
-    if (!requested) {
-      err << "netlist-check: error: unknown --arch '" << opts.arch
-          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-      return 2;
-    }
-  }
+  if (!parseArchOption(opts.arch, "netlist-check", err, requested)) return 2;
   DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, "netlist-check", err, print)) return rc;

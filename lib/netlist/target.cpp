@@ -33,6 +33,14 @@ const SocDescriptor& DeviceCache::forArch(Arch arch) {
   return *it->second;
 }
 
+bool parseArchOption(const std::string& text, const std::string& tool, std::ostream& err, std::optional<Arch>& arch) {
+  if (text.empty()) return true;
+  arch = parseArch(text);
+  if (arch) return true;
+  err << tool << ": error: unknown --arch '" << text << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
+  return false;
+}
+
 std::string listedArchs(const Netlist& nl) {
   std::string s;
   for (const auto& a : nl.devices.arch) s += (s.empty() ? "" : ", ") + std::string(archName(a.value));

@@ -28,12 +28,20 @@ public:
   const std::string& explicitFile() const { return explicitFile_; }
   // The bundled default descriptor of `arch`.
   const SocDescriptor& forArch(Arch arch);
+  // The explicit device when loaded, else the bundled one of `arch`: what a
+  // stage without a netlist (pipegen, blobgen) targets.
+  const SocDescriptor& explicitOr(Arch arch) { return explicit_ ? *explicit_ : forArch(arch); }
 
 private:
   std::optional<SocDescriptor> explicit_;
   std::string explicitFile_;
   std::map<Arch, std::unique_ptr<SocDescriptor>> byArch_;
 };
+
+// Parses an --arch value into `arch` (left unset for empty text). An unknown
+// name prints "<tool>: error: unknown --arch ..." and returns false: a usage
+// error, exit code 2.
+bool parseArchOption(const std::string& text, const std::string& tool, std::ostream& err, std::optional<Arch>& arch);
 
 // "grayskull, wormhole_b0": the archs devices.arch lists ("none" when empty).
 std::string listedArchs(const Netlist& nl);

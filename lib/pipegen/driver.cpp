@@ -19,20 +19,12 @@ const char* const kTool = "pipegen";
 
 int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  Arch arch = Arch::Grayskull;
-  if (!opts.arch.empty()) {
-    auto a = parseArch(opts.arch);
-    if (!a) {
-      err << kTool << ": error: unknown --arch '" << opts.arch
-          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-      return 2;
-    }
-    arch = *a;
-  }
+  std::optional<Arch> arch;
+  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
   netlist::DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
-  const SocDescriptor& soc = devices.explicitDevice() ? *devices.explicitDevice() : devices.forArch(arch);
+  const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));
 
   std::string readError;
   auto text = readFile(opts.input, readError);
