@@ -17,6 +17,7 @@
 #include "netlist/fused_buffer.hpp"
 
 #include "formats/formats.hpp"
+#include "golden/product.hpp"
 #include "golden/tm.hpp"
 #include "netlist/text.hpp"
 
@@ -373,6 +374,7 @@ private:
 } // namespace
 
 Tensor evalFusedOp(const OpSpec& spec, const netlist::FusedOp& fused, std::span<const Tensor> inputs) {
+  detail::preferHeapForLargeTensors();
   return FusedExecutor(spec, fused, inputs).run();
 }
 

@@ -4,21 +4,34 @@
 #include "golden/ops.hpp"
 
 #include "golden/gemm.hpp"
+#include "golden/product.hpp"
 
 #include "formats/formats.hpp"
 #include "golden/special_ops.hpp"
 
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <optional>
 #include <stdexcept>
 
 namespace tessera::golden {
 namespace {
+
+using detail::highA;
+using detail::highB;
+using detail::Phases;
+using detail::phasesOf;
+using detail::ProductTerms;
+using detail::representable;
 
 using netlist::Attribute;
 using netlist::OpAttributes;
@@ -72,43 +85,13 @@ void requireInputs(const OpSpec& spec, std::span<const Tensor> inputs, size_t co
     fail(spec, "needs " + std::to_string(count) + " input(s), got " + std::to_string(inputs.size()));
 }
 
-// ---------------------------------------------------------------- fidelity
-// The Tensix multiplier takes 5 bits of the srcA operand (hidden bit + 4
-// mantissa bits) and 7 of srcB (hidden bit + 6); each fidelity phase adds one
-// cross product of the high/low halves:
-//   phase 0 (LoFi)  A_hi*B_hi   phase 1 (HiFi2) A_lo*B_hi
-//   phase 2 (HiFi3) A_hi*B_lo   phase 3 (HiFi4) A_lo*B_lo
-constexpr int kSrcAHighBits = 4;
-constexpr int kSrcBHighBits = 6;
-
-// Drops mantissa bits below the top `bits` (truncation: the multiplier simply
-// does not see them). Inf/NaN pass through.
-float keepMantissaBits(float x, int bits) {
-  uint32_t u = std::bit_cast<uint32_t>(x);
-  if ((u & 0x7F800000u) == 0x7F800000u) return x;
-  u &= ~((uint32_t{1} << (23 - bits)) - 1u);
-  return std::bit_cast<float>(u);
-}
-float highA(float x) { return keepMantissaBits(x, kSrcAHighBits); }
-float highB(float x) { return keepMantissaBits(x, kSrcBHighBits); }
-
-struct Phases {
-  bool aLowBHigh = false; // phase 1
-  bool aHighBLow = false; // phase 2
-  bool aLowBLow = false;  // phase 3
+// a*b as the multiplier computes it (a in srcA, b in srcB), with the phases
+// of the fidelity worked out once for a whole tensor.
+struct Multiplier {
+  Phases p;
+  explicit Multiplier(MathFidelity f) : p(phasesOf(f)) {}
+  float operator()(float a, float b) const;
 };
-
-Phases phasesOf(MathFidelity f) {
-  switch (f) {
-  case MathFidelity::LoFi: return {};
-  case MathFidelity::HiFi2:
-  case MathFidelity::HiFi2_A: return {true, false, false};
-  case MathFidelity::HiFi2_B: return {false, true, false};
-  case MathFidelity::HiFi3: return {true, true, false};
-  case MathFidelity::HiFi4: return {true, true, true};
-  }
-  return {true, true, true};
-}
 
 // ---------------------------------------------------------------- unary
 enum class UnaryKind {
@@ -228,6 +211,15 @@ std::optional<BinaryKind> binaryKindOf(const std::string& type) {
 // special values, and BUDA's golden masks the same way.
 float multiplyMasked(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; }
 
+float Multiplier::operator()(float a, float b) const {
+  if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow) {
+    // HiFi3: all phases but A_lo*B_lo.
+    const float bHigh = highB(b);
+    return multiplyMasked(a, bHigh) + multiplyMasked(highA(a), b - bHigh);
+  }
+  return multiplyMasked(p.aLowBHigh ? a : highA(a), p.aHighBLow ? b : highB(b));
+}
+
 float applyBinary(BinaryKind kind, float a, float b) {
   switch (kind) {
   case BinaryKind::Add: return a + b;
@@ -254,46 +246,6 @@ void applyRelu(const OpAttributes& attrs, Tensor& t) {
 }
 
 // ---------------------------------------------------------------- matmul
-Tensor mapValues(const Tensor& in, float (*fn)(float)) {
-  Tensor out = in;
-  for (float& v : out.data) v = fn(v);
-  return out;
-}
-
-// The product C = In0 x In1 as a sum of operand pairs, each pair already
-// reduced to what its fidelity phases see. In0 (activations) sits in srcB
-// and In1 (weights) in srcA, the way the matmul unpacker loads them.
-struct ProductTerms {
-  std::vector<Tensor> storage; // reduced copies the pairs point into
-  std::vector<std::pair<const Tensor*, const Tensor*>> pairs;
-};
-
-ProductTerms matmulTerms(MathFidelity fidelity, const Tensor& in0, const Tensor& in1, bool exact) {
-  ProductTerms terms;
-  terms.storage.reserve(3);
-  const Phases p = phasesOf(fidelity);
-  if (exact || (p.aLowBHigh && p.aHighBLow && p.aLowBLow)) {
-    terms.pairs.push_back({&in0, &in1});
-    return terms;
-  }
-  auto keep = [&](Tensor t) { terms.storage.push_back(std::move(t)); return &terms.storage.back(); };
-  if (p.aLowBHigh && p.aHighBLow) {
-    // HiFi3: A*B_hi + A_hi*B_lo, i.e. everything but A_lo*B_lo.
-    const Tensor* in0High = keep(mapValues(in0, highB));
-    Tensor in0Low = in0;
-    for (size_t i = 0; i < in0Low.data.size(); ++i) in0Low.data[i] -= in0High->data[i];
-    const Tensor* in0LowPtr = keep(std::move(in0Low));
-    const Tensor* in1High = keep(mapValues(in1, highA));
-    terms.pairs.push_back({in0High, &in1});
-    terms.pairs.push_back({in0LowPtr, in1High});
-    return terms;
-  }
-  const Tensor* lhs = p.aHighBLow ? &in0 : keep(mapValues(in0, highB));
-  const Tensor* rhs = p.aLowBHigh ? &in1 : keep(mapValues(in1, highA));
-  terms.pairs.push_back({lhs, rhs});
-  return terms;
-}
-
 bool isIntegerMatmul(const OpSpec& spec) {
   for (DataFormat df : spec.inDf)
     if (netlist::isIntegerFormat(df)) return true;
@@ -328,7 +280,7 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   const int64_t outZ = in0.z / zGroup;
 
   const bool integer = isIntegerMatmul(spec);
-  ProductTerms terms = matmulTerms(spec.fidelity, in0, in1, integer);
+  ProductTerms terms(spec.fidelity, integer);
 
   Tensor out(in0.w, outZ, m, n);
   // Partial sums leave dest for the intermediate buffer after every m_k block
@@ -340,11 +292,11 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
       int64_t step = 0;
       for (int64_t zi = 0; zi < zGroup; ++zi) {
         const int64_t z = zo * zGroup + zi;
+        const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
+                                       static_cast<size_t>(k * n));
         for (int64_t block = 0; block < mK; ++block) {
-          for (const auto& [lhs, rhs] : terms.pairs) {
-            gemmAccumulate(acc, lhs->matrix(w, z) + block * blockCols, k, rhs->matrix(w, z) + block * blockCols * n, n, m,
-                           blockCols, n);
-          }
+          for (const auto& [lhs, rhs] : pairs)
+            gemmAccumulate(acc, lhs + block * blockCols, k, rhs + block * blockCols * n, n, m, blockCols, n);
           if (++step < chainLength) roundTo(spec.intermedDf, std::span<float>(acc, static_cast<size_t>(m * n)));
         }
       }
@@ -491,8 +443,8 @@ Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Te
   Tensor out(a.w, a.z, a.r, a.c);
   if (kind == BinaryKind::Multiply) {
     // input0 is unpacked to srcA, input1 to srcB.
-    const MathFidelity f = spec.fidelity;
-    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = fidelityMultiply(f, a.data[i], b.data[i]);
+    const Multiplier mul(spec.fidelity);
+    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = mul(a.data[i], b.data[i]);
   } else {
     for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = applyBinary(kind, a.data[i], b.data[i]);
   }
@@ -510,7 +462,8 @@ Tensor evalEltwiseUnary(const OpSpec& spec, const Unary& u, std::span<const Tens
 Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
   const std::string& type = spec.type;
   if (type == "matmul") {
-    if (attrsOf(spec).identity.value) return evalSparseMatmul(spec, inputs);
+    // evalOp has rounded the inputs (compute's only caller).
+    if (attrsOf(spec).identity.value) return detail::evalSparseMatmul(spec, inputs, true);
     return evalMatmul(spec, inputs);
   }
   if (type == "reduce") {
@@ -531,6 +484,22 @@ Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
 
 } // namespace
 
+// True when rounding `values` to `df` changes no bit: each chunk is rounded in
+// a small buffer and compared, so nothing the size of the tensor is copied.
+// Chunks start at multiples of 1024 values, so Bfp blocks (16 values) are the
+// ones rounding the whole span would use.
+bool detail::representable(DataFormat df, std::span<const float> values) {
+  constexpr size_t kChunk = 1024;
+  std::array<float, kChunk> buf;
+  for (size_t at = 0; at < values.size(); at += kChunk) {
+    const size_t n = std::min(kChunk, values.size() - at);
+    std::copy_n(values.data() + at, n, buf.data());
+    roundTo(df, std::span<float>(buf.data(), n));
+    if (std::memcmp(buf.data(), values.data() + at, n * sizeof(float)) != 0) return false;
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------- public API
 float fidelityOperandA(MathFidelity f, float x) {
   const Phases p = phasesOf(f);
@@ -542,15 +511,7 @@ float fidelityOperandB(MathFidelity f, float x) {
   return p.aHighBLow ? x : highB(x);
 }
 
-float fidelityMultiply(MathFidelity f, float a, float b) {
-  const Phases p = phasesOf(f);
-  if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow) {
-    // HiFi3: all phases but A_lo*B_lo.
-    const float bHigh = highB(b);
-    return multiplyMasked(a, bHigh) + multiplyMasked(highA(a), b - bHigh);
-  }
-  return multiplyMasked(fidelityOperandA(f, a), fidelityOperandB(f, b));
-}
+float fidelityMultiply(MathFidelity f, float a, float b) { return Multiplier(f)(a, b); }
 
 float unaryScalar(const std::string& type, const netlist::OpAttributes& attrs, float x) {
   return applyUnary(makeUnary(type, attrs), x);
@@ -566,16 +527,39 @@ bool isSupportedOpType(const std::string& type) {
   return type == "matmul" || type == "reduce" || binaryKindOf(type) || unaryKindOf(type) || specialOpFor(type);
 }
 
+void detail::preferHeapForLargeTensors() {
+  static const bool done = [] {
+    // glibc serves every allocation above 32 MB (its largest mmap threshold)
+    // from a fresh mmap and unmaps it on free, so each whole-epoch tensor
+    // (hundreds of MB with a w-stacked input_count) is paid again in page
+    // faults and kernel zeroing on first touch: a third of the CPU time of
+    // the BERT and ResNet corpus netlists. From the heap, freed blocks are
+    // reused; up to 1 GB of free memory at its top is kept for that.
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    return true;
+  }();
+  (void)done;
+}
+
 Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
+  detail::preferHeapForLargeTensors();
   for (const Tensor& in : inputs) {
     if (in.w != inputs[0].w)
       fail(spec, "inputs disagree on the number of entries: " + shapeText(inputs[0]) + " vs " + shapeText(in));
     if (in.r % kTile != 0 || in.c % kTile != 0) fail(spec, "input " + shapeText(in) + " is not whole tiles");
   }
 
-  // The unpacker delivers each input in its in_df.
+  // The unpacker delivers each input in its in_df. Inputs usually come from
+  // a queue or op already stored in that format: then the (multi-GB, for
+  // w-stacked weights) copy is skipped.
   std::vector<Tensor> rounded;
-  if (!spec.inDf.empty()) {
+  bool changes = false;
+  for (size_t i = 0; i < inputs.size() && i < spec.inDf.size() && !changes; ++i)
+    changes = !representable(spec.inDf[i], inputs[i].data);
+  if (changes) {
     rounded.assign(inputs.begin(), inputs.end());
     for (size_t i = 0; i < rounded.size() && i < spec.inDf.size(); ++i) roundTo(spec.inDf[i], rounded[i]);
     inputs = rounded;

@@ -7,6 +7,8 @@
 #include "golden/special_ops.hpp"
 
 #include "formats/formats.hpp"
+#include "golden/gemm.hpp"
+#include "golden/product.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +72,46 @@ std::vector<Tensor> unpacked(const OpSpec& spec, std::span<const Tensor> inputs,
     if (i < spec.inDf.size()) roundTo(spec, spec.inDf[i], out[i]);
   }
   return out;
+}
+
+// unpacked() without copying inputs that are already in their in_df (the
+// usual case: evalOp rounded them): view[i] is inputs[i] or its rounded copy.
+struct UnpackedView {
+  std::vector<Tensor> copies;
+  std::vector<const Tensor*> view;
+};
+UnpackedView unpackedView(const OpSpec& spec, std::span<const Tensor> inputs, size_t minCount, size_t maxCount,
+                          bool alreadyRounded = false) {
+  if (inputs.size() < minCount || inputs.size() > maxCount) {
+    const std::string want = minCount == maxCount ? str(static_cast<int64_t>(minCount))
+                                                  : str(static_cast<int64_t>(minCount)) + " or " +
+                                                        str(static_cast<int64_t>(maxCount));
+    fail(spec, "needs " + want + " input(s), got " + str(static_cast<int64_t>(inputs.size())));
+  }
+  UnpackedView u;
+  u.copies.reserve(inputs.size()); // pointers into it stay valid
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (t.w != inputs[0].w)
+      fail(spec, "inputs disagree on the number of entries: " + shapeText(inputs[0]) + " vs " + shapeText(t));
+    if (t.r % kTile != 0 || t.c % kTile != 0) fail(spec, "input " + shapeText(t) + " is not whole tiles");
+    bool changes = false;
+    if (i < spec.inDf.size() && !alreadyRounded) {
+      try {
+        changes = !detail::representable(spec.inDf[i], t.data);
+      } catch (const GoldenError& e) {
+        fail(spec, e.what());
+      }
+    }
+    if (changes) {
+      u.copies.push_back(t);
+      roundTo(spec, spec.inDf[i], u.copies.back());
+      u.view.push_back(&u.copies.back());
+    } else {
+      u.view.push_back(&t);
+    }
+  }
+  return u;
 }
 
 void packOutput(const OpSpec& spec, Tensor& out) {
@@ -410,37 +452,61 @@ struct TileRef {
   int64_t z, rt, ct;
 };
 
-Tensor sparseMatmul(const OpSpec& spec, const std::vector<Tensor>& in, std::span<const uint32_t> codes) {
+// The encoding's bit fields, from the attributes, with BUDA's defaults:
+// sparse_tile_ptr_bits absent is 0 (tt_op_attributes' default; older netlists
+// such as op_tests/pytorch_bin/matmul_ident omit it), sparse_ublock_idx_bits
+// absent or <= 0 is sparse_tile_ptr_bits (netlist_utils' create_op). Checked
+// before any encoding word is read, with BUDA golden's capacity checks.
+struct SparseFields {
+  int64_t fracture = 1, uKt = 1;
+  int ptrBits = 0, ublockIdxBits = 0, innerDBits = 1, tileIndexBits = 16;
+};
+
+SparseFields sparseFields(const OpSpec& spec) {
   const OpAttributes& attrs = attrsOf(spec);
-  const Tensor& sparse = in[0];
-  const Tensor& act = in[1];
-  const Tensor& enc = in[2];
+  SparseFields f;
+  f.fracture = attrs.fractureFactor.present() ? attrs.fractureFactor.value : 1;
+  const int64_t ptrBits = attrs.sparseTilePtrBits.present() ? attrs.sparseTilePtrBits.value : 0;
+  if (ptrBits < 0 || ptrBits > 15) fail(spec, "sparse_tile_ptr_bits must be in 0..15, got " + str(ptrBits));
+  if (!attrs.uKt.present() || attrs.uKt.value < 1) fail(spec, "sparse matmul needs u_kt >= 1");
+  const bool ownUblockBits = attrs.sparseUblockIdxBits.present() && attrs.sparseUblockIdxBits.value > 0;
+  if (ownUblockBits && attrs.sparseUblockIdxBits.value > 15) fail(spec, "sparse_ublock_idx_bits must be below 16");
+  f.ptrBits = static_cast<int>(ptrBits);
+  f.ublockIdxBits = ownUblockBits ? static_cast<int>(attrs.sparseUblockIdxBits.value) : f.ptrBits;
+  f.uKt = attrs.uKt.value;
+  f.innerDBits = bitWidth(f.uKt);
+  f.tileIndexBits = 16 - f.ptrBits;
+  const int innerRBits = f.tileIndexBits - f.innerDBits;
+  if (innerRBits < 0 || (int64_t{1} << innerRBits) < spec.ublock.r)
+    fail(spec, "16 - sparse_tile_ptr_bits leaves too few bits for ublock rows and u_kt in the tile index");
+  if ((int64_t{1} << f.ublockIdxBits) < spec.mblock.r) {
+    const std::string from = ownUblockBits                       ? "sparse_ublock_idx_bits " + str(f.ublockIdxBits)
+                             : attrs.sparseTilePtrBits.present() ? "sparse_ublock_idx_bits (absent: sparse_tile_ptr_bits " +
+                                                                       str(f.ptrBits) + ")"
+                                                                 : "sparse_ublock_idx_bits (absent: sparse_tile_ptr_bits, "
+                                                                   "absent: 0, as in BUDA)";
+    fail(spec, from + " can index " + str(int64_t{1} << f.ublockIdxBits) + " ublock row(s), the mblock has " +
+                   str(spec.mblock.r));
+  }
+  if (f.fracture < 1 || spec.grid.c % f.fracture != 0)
+    fail(spec, "fracture_factor " + str(f.fracture) + " must divide the grid's " + str(spec.grid.c) + " columns");
+  return f;
+}
+
+Tensor sparseMatmul(const OpSpec& spec, std::span<const Tensor* const> in, std::span<const uint32_t> codes) {
+  const OpAttributes& attrs = attrsOf(spec);
+  const Tensor& sparse = *in[0];
+  const Tensor& act = *in[1];
+  const Tensor& enc = *in[2];
   if (codes.size() != enc.data.size())
     fail(spec, "got " + str(static_cast<int64_t>(codes.size())) + " encoding codes for the encoding input " +
                    shapeText(enc));
 
-  const int64_t fracture = attrs.fractureFactor.present() ? attrs.fractureFactor.value : 1;
-  if (!attrs.sparseTilePtrBits.present() || attrs.sparseTilePtrBits.value < 1 || attrs.sparseTilePtrBits.value > 15)
-    fail(spec, "sparse matmul needs sparse_tile_ptr_bits in 1..15");
-  if (!attrs.uKt.present() || attrs.uKt.value < 1) fail(spec, "sparse matmul needs u_kt >= 1");
-  const int ptrBits = static_cast<int>(attrs.sparseTilePtrBits.value);
-  const int ublockIdxBits = attrs.sparseUblockIdxBits.present() && attrs.sparseUblockIdxBits.value > 0
-                                ? static_cast<int>(attrs.sparseUblockIdxBits.value)
-                                : ptrBits;
-  const int64_t uKt = attrs.uKt.value;
-  const int innerDBits = bitWidth(uKt);
-  const int tileIndexBits = 16 - ptrBits;
-  const int innerRBits = tileIndexBits - innerDBits;
-  if (ublockIdxBits > 15) fail(spec, "sparse_ublock_idx_bits must be below 16");
-  const int tilesInUblockBits = 16 - ublockIdxBits;
-
+  const SparseFields fields = sparseFields(spec);
+  const int64_t fracture = fields.fracture, uKt = fields.uKt;
+  const int ublockIdxBits = fields.ublockIdxBits, innerDBits = fields.innerDBits;
+  const int tileIndexBits = fields.tileIndexBits, tilesInUblockBits = 16 - ublockIdxBits;
   const netlist::Dim2 grid = spec.grid, inner = spec.ublock, outer = spec.mblock;
-  // The capacity checks of BUDA's golden: the fields must hold the blocking.
-  if (innerRBits < 0 || (int64_t{1} << innerRBits) < inner.r)
-    fail(spec, "16 - sparse_tile_ptr_bits leaves too few bits for ublock rows and u_kt in the tile index");
-  if ((int64_t{1} << ublockIdxBits) < outer.r) fail(spec, "sparse_ublock_idx_bits cannot index the mblock's rows");
-  if (fracture < 1 || grid.c % fracture != 0)
-    fail(spec, "fracture_factor " + str(fracture) + " must divide the grid's " + str(grid.c) + " columns");
 
   const int64_t sRt = sparse.r / kTile, sCt = sparse.c / kTile, eRt = enc.r / kTile, eCt = enc.c / kTile;
   const int64_t aCt = act.c / kTile, aRt = act.r / kTile;
@@ -458,6 +524,13 @@ Tensor sparseMatmul(const OpSpec& spec, const std::vector<Tensor>& in, std::span
   const uint16_t tileIndexMask = static_cast<uint16_t>((1u << tileIndexBits) - 1);
   const uint16_t innerDMask = static_cast<uint16_t>((1u << innerDBits) - 1);
   constexpr size_t kTileHalves = 2 * formats::kTileValues; // one encoding tile in 16-bit units
+
+  // The tile products' operands, as the matmul model forms them (integer
+  // inputs or intermediates make the product exact).
+  bool integer = netlist::isIntegerFormat(spec.intermedDf);
+  for (size_t i = 0; i < 2 && i < spec.inDf.size(); ++i) integer = integer || netlist::isIntegerFormat(spec.inDf[i]);
+  detail::ProductTerms terms(spec.fidelity, integer);
+  std::vector<float> lhs, rhs, tile(static_cast<size_t>(kTile * kTile));
 
   Tensor out(sparse.w, spec.t, spec.rowTiles() * kTile, spec.colTiles() * kTile);
   for (int64_t w = 0; w < sparse.w; ++w)
@@ -543,31 +616,35 @@ Tensor sparseMatmul(const OpSpec& spec, const std::vector<Tensor>& in, std::span
           batch += lastInRow ? 1 : 0;
         }
 
-        // Each output tile is one matmul of its sparse tiles (a row) by the
-        // matching activation tiles (a column).
+        // Each output tile is one matmul of its sparse tiles (a row, input0
+        // of the product: srcB) by the matching activation tiles (a column,
+        // input1: srcA), in one block of n tiles: the product the matmul
+        // model computes for m_k 1, u_kt n, with no rounding on the way out.
         for (const auto& [key, list] : products) {
           const auto [z, rt, ct] = key;
           const int64_t n = static_cast<int64_t>(list.size());
-          Tensor lhs(1, 1, kTile, n * kTile), rhs(1, 1, n * kTile, kTile);
+          lhs.resize(static_cast<size_t>(kTile * n * kTile));
+          rhs.resize(static_cast<size_t>(n * kTile * kTile));
           for (int64_t k = 0; k < n; ++k) {
             const auto& [s, a] = list[static_cast<size_t>(k)];
             for (int64_t i = 0; i < kTile; ++i) {
               std::copy_n(&sparse.data[sparse.index(w, s.z, s.rt * kTile + i, s.ct * kTile)], kTile,
-                          &lhs.data[lhs.index(0, 0, i, k * kTile)]);
+                          &lhs[static_cast<size_t>(i * n * kTile + k * kTile)]);
               std::copy_n(&act.data[act.index(w, a.z, a.rt * kTile + i, a.ct * kTile)], kTile,
-                          &rhs.data[rhs.index(0, 0, k * kTile + i, 0)]);
+                          &rhs[static_cast<size_t>((k * kTile + i) * kTile)]);
             }
           }
-          const MatmulPart part(spec, 1, 1, 1, n);
-          const Tensor pair[] = {std::move(lhs), std::move(rhs)};
-          const Tensor tile = evalOp(part.spec, pair);
+          std::fill(tile.begin(), tile.end(), 0.0f);
+          for (const auto& [l, r] : terms.slice(lhs.data(), lhs.size(), rhs.data(), rhs.size()))
+            gemmAccumulate(tile.data(), l, n * kTile, r, kTile, kTile, n * kTile, kTile);
           for (int64_t i = 0; i < kTile; ++i)
-            for (int64_t j = 0; j < kTile; ++j) out.at(w, z, rt * kTile + i, ct * kTile + j) += tile.at(0, 0, i, j);
+            for (int64_t j = 0; j < kTile; ++j)
+              out.at(w, z, rt * kTile + i, ct * kTile + j) += tile[static_cast<size_t>(i * kTile + j)];
         }
       }
 
   if (attrs.bias.value) {
-    const Tensor& bias = in[3];
+    const Tensor& bias = *in[3];
     if (!bias.sameShape(out)) fail(spec, "bias " + shapeText(bias) + " must match the output " + shapeText(out));
     for (size_t i = 0; i < out.data.size(); ++i) out.data[i] += bias.data[i];
   }
@@ -760,10 +837,15 @@ Tensor evalDequantization(const OpSpec& spec, std::span<const Tensor> inputs, in
 }
 
 Tensor evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
+  return detail::evalSparseMatmul(spec, inputs, false);
+}
+
+Tensor detail::evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs, bool inputsRounded) {
   const size_t count = attrsOf(spec).bias.value ? 4 : 3;
-  std::vector<Tensor> in = unpacked(spec, inputs, count, count);
-  if (inputs[2].rawBits.size() == inputs[2].data.size()) return sparseMatmul(spec, in, inputs[2].rawBits);
-  const Tensor& enc = in[2];
+  const UnpackedView in = unpackedView(spec, inputs, count, count, inputsRounded);
+  sparseFields(spec); // attribute errors before encoding errors
+  if (inputs[2].rawBits.size() == inputs[2].data.size()) return sparseMatmul(spec, in.view, inputs[2].rawBits);
+  const Tensor& enc = *in.view[2];
   std::vector<uint32_t> codes(enc.data.size());
   for (size_t i = 0; i < codes.size(); ++i) {
     const float v = enc.data[i];
@@ -775,13 +857,13 @@ Tensor evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
                      "2^24, and the strip encoding uses bits 30-31; pass the raw words (evalSparseMatmulCodes)");
     codes[i] = static_cast<uint32_t>(v);
   }
-  return sparseMatmul(spec, in, codes);
+  return sparseMatmul(spec, in.view, codes);
 }
 
 Tensor evalSparseMatmulCodes(const OpSpec& spec, std::span<const Tensor> inputs, std::span<const uint32_t> encodingCodes) {
   const size_t count = attrsOf(spec).bias.value ? 4 : 3;
-  std::vector<Tensor> in = unpacked(spec, inputs, count, count);
-  return sparseMatmul(spec, in, encodingCodes);
+  const UnpackedView in = unpackedView(spec, inputs, count, count);
+  return sparseMatmul(spec, in.view, encodingCodes);
 }
 
 } // namespace tessera::golden

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::golden {
 namespace {
@@ -34,6 +35,26 @@ void requireWholeTiles(const Tensor& in, const char* what) {
     throw GoldenError(std::string(what) + ": tensor " + shapeText(in) + " is not whole tiles");
 }
 
+// A TM output built by appending its values in row-major order: no zero fill
+// first (these outputs are hundreds of MB for w-stacked inputs, and every value
+// is written once).
+class Appender {
+public:
+  Appender(int64_t w, int64_t z, int64_t r, int64_t c) {
+    t_.w = w, t_.z = z, t_.r = r, t_.c = c;
+    t_.data.reserve(static_cast<size_t>(w * z * r * c));
+  }
+  void append(const float* p, int64_t n) { t_.data.insert(t_.data.end(), p, p + n); }
+  Tensor done() {
+    if (t_.data.size() != static_cast<size_t>(t_.w * t_.z * t_.r * t_.c))
+      throw GoldenError("internal: TM output of " + std::to_string(t_.data.size()) + " values for " + shapeText(t_));
+    return std::move(t_);
+  }
+
+private:
+  Tensor t_;
+};
+
 // Tile counts must divide: slicing never splits a tile.
 void requireFactor(const netlist::Tm& tm, int64_t extent, const char* dimName) {
   if (tm.factor < 1) fail(tm, "factor must be at least 1, got " + std::to_string(tm.factor));
@@ -47,27 +68,25 @@ Tensor broadcast(const Tensor& in, const netlist::Tm& tm) {
   const int64_t f = tm.factor;
   switch (tm.dim) {
   case 'z': {
-    Tensor out(in.w, in.z * f, in.r, in.c);
-    const size_t plane = static_cast<size_t>(in.r * in.c);
+    Appender out(in.w, in.z * f, in.r, in.c);
     for (int64_t w = 0; w < in.w; ++w)
-      for (int64_t z = 0; z < out.z; ++z) std::copy_n(in.matrix(w, z % in.z), plane, out.matrix(w, z));
-    return out;
+      for (int64_t z = 0; z < in.z * f; ++z) out.append(in.matrix(w, z % in.z), in.r * in.c);
+    return out.done();
   }
   case 'r': {
-    Tensor out(in.w, in.z, in.r * f, in.c);
+    Appender out(in.w, in.z, in.r * f, in.c);
     for (int64_t w = 0; w < in.w; ++w)
       for (int64_t z = 0; z < in.z; ++z)
-        for (int64_t r = 0; r < out.r; ++r) std::copy_n(valuePtr(in, w, z, r % in.r, 0), in.c, &out.at(w, z, r, 0));
-    return out;
+        for (int64_t r = 0; r < in.r * f; ++r) out.append(valuePtr(in, w, z, r % in.r, 0), in.c);
+    return out.done();
   }
   case 'c': {
-    Tensor out(in.w, in.z, in.r, in.c * f);
+    Appender out(in.w, in.z, in.r, in.c * f);
     for (int64_t w = 0; w < in.w; ++w)
       for (int64_t z = 0; z < in.z; ++z)
         for (int64_t r = 0; r < in.r; ++r)
-          for (int64_t copy = 0; copy < f; ++copy)
-            std::copy_n(valuePtr(in, w, z, r, 0), in.c, &out.at(w, z, r, copy * in.c));
-    return out;
+          for (int64_t copy = 0; copy < f; ++copy) out.append(valuePtr(in, w, z, r, 0), in.c);
+    return out.done();
   }
   default: fail(tm, std::string("unknown dimension '") + tm.dim + "'");
   }
@@ -76,65 +95,65 @@ Tensor broadcast(const Tensor& in, const netlist::Tm& tm) {
 // Within every tile, row 0 (r) or column 0 (c) fills the whole tile.
 Tensor tileBroadcast(const Tensor& in, const netlist::Tm& tm) {
   if (tm.dim != 'r' && tm.dim != 'c') fail(tm, std::string("dimension must be r or c, got '") + tm.dim + "'");
-  Tensor out(in.w, in.z, in.r, in.c);
+  Appender out(in.w, in.z, in.r, in.c);
+  std::vector<float> row(static_cast<size_t>(in.c));
   for (int64_t w = 0; w < in.w; ++w)
     for (int64_t z = 0; z < in.z; ++z)
       for (int64_t r = 0; r < in.r; ++r) {
         if (tm.dim == 'r') {
-          std::copy_n(valuePtr(in, w, z, r - r % kTile, 0), in.c, &out.at(w, z, r, 0));
+          out.append(valuePtr(in, w, z, r - r % kTile, 0), in.c);
         } else {
-          for (int64_t c = 0; c < in.c; ++c) out.at(w, z, r, c) = in.at(w, z, r, c - c % kTile);
+          for (int64_t c = 0; c < in.c; ++c) row[static_cast<size_t>(c)] = in.at(w, z, r, c - c % kTile);
+          out.append(row.data(), in.c);
         }
       }
-  return out;
+  return out.done();
 }
 
 // hslice n: column block s of slice z becomes slice z*n + s.
 Tensor hslice(const Tensor& in, const netlist::Tm& tm) {
   requireFactor(tm, in.c / kTile, "column tiles");
   const int64_t n = tm.factor, cols = in.c / n;
-  Tensor out(in.w, in.z * n, in.r, cols);
+  Appender out(in.w, in.z * n, in.r, cols);
   for (int64_t w = 0; w < in.w; ++w)
     for (int64_t z = 0; z < in.z; ++z)
       for (int64_t s = 0; s < n; ++s)
-        for (int64_t r = 0; r < in.r; ++r) std::copy_n(valuePtr(in, w, z, r, s * cols), cols, &out.at(w, z * n + s, r, 0));
-  return out;
+        for (int64_t r = 0; r < in.r; ++r) out.append(valuePtr(in, w, z, r, s * cols), cols);
+  return out.done();
 }
 
 // hstack n: slices z*n .. z*n+n-1 are placed side by side, left to right.
 Tensor hstack(const Tensor& in, const netlist::Tm& tm) {
   requireFactor(tm, in.z, "t");
   const int64_t n = tm.factor;
-  Tensor out(in.w, in.z / n, in.r, in.c * n);
+  Appender out(in.w, in.z / n, in.r, in.c * n);
   for (int64_t w = 0; w < in.w; ++w)
-    for (int64_t z = 0; z < out.z; ++z)
-      for (int64_t s = 0; s < n; ++s)
-        for (int64_t r = 0; r < in.r; ++r) std::copy_n(valuePtr(in, w, z * n + s, r, 0), in.c, &out.at(w, z, r, s * in.c));
-  return out;
+    for (int64_t z = 0; z < in.z / n; ++z)
+      for (int64_t r = 0; r < in.r; ++r)
+        for (int64_t s = 0; s < n; ++s) out.append(valuePtr(in, w, z * n + s, r, 0), in.c);
+  return out.done();
 }
 
 // vslice n: row block s of slice z becomes slice z*n + s.
 Tensor vslice(const Tensor& in, const netlist::Tm& tm) {
   requireFactor(tm, in.r / kTile, "row tiles");
   const int64_t n = tm.factor, rows = in.r / n;
-  Tensor out(in.w, in.z * n, rows, in.c);
-  const size_t block = static_cast<size_t>(rows * in.c);
+  Appender out(in.w, in.z * n, rows, in.c);
   for (int64_t w = 0; w < in.w; ++w)
     for (int64_t z = 0; z < in.z; ++z)
-      for (int64_t s = 0; s < n; ++s) std::copy_n(valuePtr(in, w, z, s * rows, 0), block, out.matrix(w, z * n + s));
-  return out;
+      for (int64_t s = 0; s < n; ++s) out.append(valuePtr(in, w, z, s * rows, 0), rows * in.c);
+  return out.done();
 }
 
 // vstack n: slices z*n .. z*n+n-1 are placed on top of each other.
 Tensor vstack(const Tensor& in, const netlist::Tm& tm) {
   requireFactor(tm, in.z, "t");
   const int64_t n = tm.factor;
-  Tensor out(in.w, in.z / n, in.r * n, in.c);
-  const size_t block = static_cast<size_t>(in.r * in.c);
+  Appender out(in.w, in.z / n, in.r * n, in.c);
   for (int64_t w = 0; w < in.w; ++w)
-    for (int64_t z = 0; z < out.z; ++z)
-      for (int64_t s = 0; s < n; ++s) std::copy_n(in.matrix(w, z * n + s), block, &out.at(w, z, s * in.r, 0));
-  return out;
+    for (int64_t z = 0; z < in.z / n; ++z)
+      for (int64_t s = 0; s < n; ++s) out.append(in.matrix(w, z * n + s), in.r * in.c);
+  return out.done();
 }
 
 // Value transpose of each slice (tiles move and each tile is transposed).
@@ -171,11 +190,11 @@ Tensor unpadTiles(const Tensor& in, const netlist::Pad& unpad) {
   if (unpad.rt < 0 || unpad.ct < 0 || rows < kTile || cols < kTile)
     throw GoldenError("unpad: cannot remove " + std::to_string(unpad.rt) + "x" + std::to_string(unpad.ct) +
                       " tiles from " + shapeText(in) + " (at least one tile must remain)");
-  Tensor out(in.w, in.z, rows, cols);
+  Appender out(in.w, in.z, rows, cols);
   for (int64_t w = 0; w < in.w; ++w)
     for (int64_t z = 0; z < in.z; ++z)
-      for (int64_t r = 0; r < rows; ++r) std::copy_n(valuePtr(in, w, z, r, 0), cols, &out.at(w, z, r, 0));
-  return out;
+      for (int64_t r = 0; r < rows; ++r) out.append(valuePtr(in, w, z, r, 0), cols);
+  return out.done();
 }
 
 Tensor applyTm(const Tensor& in, const netlist::Tm& tm) {

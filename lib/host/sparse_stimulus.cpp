@@ -5,6 +5,7 @@
 // strip and one tile per ublock) with our reproducible random numbers.
 #include "host/sparse_stimulus.hpp"
 
+#include <algorithm>
 #include <array>
 #include <set>
 #include <stdexcept>
@@ -49,16 +50,21 @@ int colBits(int64_t uKt) {
 // The strips of one grid row, drawn with the given zero frequencies.
 std::vector<Strip> drawStrips(const SparseOpShape& op, const EncodingFrequencies& f, std::mt19937_64& g,
                               int64_t& uniqueCursor) {
-  const int64_t groupWidth = (op.mK + op.outputT - 1) / op.outputT;
+  // Strips per t: m_k, unless the activations hold fewer (then m_k cannot be
+  // what the encoding indexes; only strips that read real rows are drawn).
+  const int64_t perT = op.actStrips > 0 ? std::min(op.mK, op.actStrips) : op.mK;
+  const int64_t groupWidth = (perT + op.outputT - 1) / op.outputT;
   const int cBits = colBits(op.uKt);
+  // Entries name sparse tiles by a tilePtrBits-bit pointer.
+  const int64_t addressable = std::min<int64_t>(op.numSparseTiles, int64_t{1} << op.tilePtrBits);
   std::vector<Strip> strips;
   int64_t lowerBound = 0; // strips of a row never go back
   for (int64_t t = 0; t < op.outputT; ++t) {
     bool empty = true;
-    for (int64_t s = 0; s < op.mK; ++s) {
+    for (int64_t s = 0; s < perT; ++s) {
       if (s < lowerBound || s >= (t + 1) * groupWidth || unitDraw(g) <= f.zeroStrip) continue;
       Strip strip;
-      strip.index = static_cast<uint32_t>(op.actT == 1 ? s : op.mK * t + s);
+      strip.index = static_cast<uint32_t>(op.actT == 1 ? s : perT * t + s);
       const int64_t keptUblock = drawInt(g, 0, op.mblockM - 1);
       for (int64_t u = 0; u < op.mblockM; ++u) {
         if (u != keptUblock && unitDraw(g) <= f.zeroUblock) continue;
@@ -69,7 +75,7 @@ std::vector<Strip> drawStrips(const SparseOpShape& op, const EncodingFrequencies
             if ((r != keptR || c != keptC) && unitDraw(g) <= f.zeroTile) continue;
             ub.tiles.push_back({static_cast<uint16_t>(uniqueCursor),
                                 static_cast<uint16_t>((r << cBits) | c)});
-            uniqueCursor = (uniqueCursor + 1) % op.numSparseTiles;
+            uniqueCursor = (uniqueCursor + 1) % addressable;
           }
         strip.ublocks.push_back(std::move(ub));
       }
@@ -145,6 +151,17 @@ int64_t producerT(const netlist::Netlist& nl, const std::string& name) {
   return 1;
 }
 
+// Tile rows per t of what `name` (a queue or op) produces; 0 when unknown.
+int64_t producerRowTiles(const netlist::Netlist& nl, const std::string& name) {
+  auto rows = [](const auto& x) { return x.gridSize.value.r * x.mblock.value.r * x.ublock.value.r; };
+  for (const auto& q : nl.queues)
+    if (q.name == name) return rows(q);
+  for (const auto& g : nl.graphs)
+    for (const auto& o : g.ops)
+      if (o.name == name) return rows(o);
+  return 0;
+}
+
 } // namespace
 
 const netlist::Op* findOp(const netlist::Netlist& nl, const std::string& name) {
@@ -176,7 +193,9 @@ SparseOpShape sparseOpShape(const netlist::Netlist& nl, const netlist::Op& op) {
   s.gridRows = op.gridSize.value.r;
   s.numSparseTiles = need(a.numSparseTiles, "num_sparse_tiles", 1, 1 << 15);
   s.numIndexTiles = need(a.numIndexTiles, "num_index_tiles", 1, 1 << 15);
-  s.tilePtrBits = static_cast<int>(need(a.sparseTilePtrBits, "sparse_tile_ptr_bits", 1, 15));
+  // Absent: 0, as BUDA parses it (older netlists omit it).
+  s.tilePtrBits = a.sparseTilePtrBits.present() ? static_cast<int>(need(a.sparseTilePtrBits, "sparse_tile_ptr_bits", 0, 15))
+                                                : 0;
   s.ublockIdxBits = a.sparseUblockIdxBits.present() && a.sparseUblockIdxBits.value > 0
                         ? static_cast<int>(need(a.sparseUblockIdxBits, "sparse_ublock_idx_bits", 1, 15))
                         : s.tilePtrBits;
@@ -188,11 +207,18 @@ SparseOpShape sparseOpShape(const netlist::Netlist& nl, const netlist::Op& op) {
   s.actT = a.actT.present() && a.actT.value > 0 ? a.actT.value
                                                    : (op.inputs.size() > 1 ? producerT(nl, op.inputs[1].name) : 1);
   if (s.actT != 1 && s.actT != s.outputT) s.actT = s.outputT;
+  // The activations' rows, when input 1 reaches the op unchanged.
+  if (op.inputs.size() > 1 && op.inputs[1].tms.empty() && !op.inputs[1].pad && !op.inputs[1].unpad) {
+    const int64_t rowTiles = producerRowTiles(nl, op.inputs[1].name);
+    if (rowTiles > 0 && s.uKt > 0) {
+      if (rowTiles < s.uKt)
+        throw std::invalid_argument("sparse stimulus for op '" + op.name + "': the activations have " + str(rowTiles) +
+                                    " tile rows, fewer than u_kt " + str(s.uKt));
+      s.actStrips = rowTiles / s.uKt;
+    }
+  }
   if (s.mK < 1 || s.uKt < 1 || s.outputT < 1)
     throw std::invalid_argument("sparse stimulus for op '" + op.name + "': m_k, u_kt and t must be positive");
-  if (s.numSparseTiles > (int64_t{1} << s.tilePtrBits))
-    throw std::invalid_argument("sparse stimulus for op '" + op.name + "': num_sparse_tiles " + str(s.numSparseTiles) +
-                                " does not fit sparse_tile_ptr_bits " + str(s.tilePtrBits));
   if (s.mblockM > (int64_t{1} << s.ublockIdxBits))
     throw std::invalid_argument("sparse stimulus for op '" + op.name + "': mblock rows " + str(s.mblockM) +
                                 " do not fit sparse_ublock_idx_bits " + str(s.ublockIdxBits));

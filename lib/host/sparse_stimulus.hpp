@@ -23,11 +23,19 @@ struct SparseOpShape {
   int64_t mK = 1, uKt = 1;
   int64_t mblockM = 1, ublockRt = 1;
   int64_t outputT = 1, actT = 1;
+  // Strips (u_kt activation tile rows each) one t of the activations holds,
+  // when known from input 1's producer; 0 means m_k. Strips are drawn below
+  // min(m_k, actStrips): an encoding must not read past the activations.
+  int64_t actStrips = 0;
+  // sparse_tile_ptr_bits (absent: 0, BUDA's default) and sparse_ublock_idx_bits
+  // (absent: the tile pointer bits). Tile entries can name only the first
+  // 2^tilePtrBits sparse tiles.
   int tilePtrBits = 0, ublockIdxBits = 0;
 };
 
 // The shape of `op` (an identity matmul). Throws std::invalid_argument naming
-// the op and the attribute when one the encoding needs is missing or out of range.
+// the op and the attribute when one the encoding needs is missing or out of
+// range, or when the bit fields cannot hold the op's blocking.
 SparseOpShape sparseOpShape(const netlist::Netlist& nl, const netlist::Op& op);
 
 // The identity matmul reading `queue` as input `inputIndex` (0 = sparse

@@ -5,11 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace tessera::formats;
 using tessera::netlist::DataFormat;
@@ -164,5 +166,130 @@ TEST_CASE("integer formats match plain rounding and clamping", "[formats][refere
       const double want = static_cast<float>(std::clamp(r, c.lo, c.hi)) + 0.0; // +0.0: no negative zero
       REQUIRE(static_cast<double>(roundToFormat(c.df, x)) == want);
     }
+  }
+}
+
+// quantize() rounds whole Bfp blocks with a vectorized path; packTile and
+// unpackTile encode and decode blocks one value at a time. Both must give the
+// same bits (sign of zero included) on blocks built to hit the edges: shared
+// exponents at both ends of the range (denormal products, exponent bytes 0/1),
+// values 23-26 binades below the block maximum (the last shifts that can still
+// round up), ties, saturation, NaN/inf of either sign, denormal inputs.
+TEST_CASE("Bfp quantize of whole blocks matches the tile packer bit for bit", "[formats][reference]") {
+  struct BfpCase {
+    DataFormat df;
+    int magBits, expMin, expMax;
+  };
+  const std::array cases{
+      BfpCase{DataFormat::Bfp8, 7, -15, 16},    BfpCase{DataFormat::Bfp8_b, 7, -126, 127},
+      BfpCase{DataFormat::Bfp4, 3, -15, 16},    BfpCase{DataFormat::Bfp4_b, 3, -126, 127},
+      BfpCase{DataFormat::Bfp2, 1, -15, 16},    BfpCase{DataFormat::Bfp2_b, 1, -126, 127},
+  };
+  std::mt19937 rng(4242);
+  std::uniform_int_distribution<int> pick(0, 15);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  for (const BfpCase& c : cases) {
+    INFO(tessera::netlist::dataFormatName(c.df));
+    size_t mismatches = 0;
+    for (int tile = 0; tile < 300; ++tile) {
+      std::array<float, kTileValues> x{};
+      for (size_t block = 0; block < kTileValues / 16; ++block) {
+        // Top exponent of the block: near either end of the range or anywhere.
+        const int where = pick(rng);
+        std::uniform_int_distribution<int> anyTop(std::max(c.expMin - 3, -126), std::min(c.expMax + 3, 127));
+        const int top = where < 5   ? std::max(c.expMin - 2 + where, -126)
+                        : where < 9 ? std::min(c.expMax - 6 + where, 127)
+                                    : anyTop(rng);
+        for (size_t i = 0; i < 16; ++i) {
+          float& v = x[block * 16 + i];
+          const int kind = pick(rng);
+          if (kind == 0) {
+            v = std::bit_cast<float>(anyBits(rng)); // NaN, inf, denormals, anything
+          } else if (kind == 1) {
+            v = (anyBits(rng) & 1) ? -0.0f : std::bit_cast<float>(anyBits(rng) & 0x807FFFFFu); // zero or denormal
+          } else {
+            // A value 0..26 binades below the top, one in three an exact tie at
+            // the block's step (or a neighbour of one).
+            std::uniform_int_distribution<int> below(0, kind < 6 ? 3 : 26);
+            const int e = std::max(top - below(rng), -126);
+            uint32_t man = anyBits(rng) & 0x7FFFFF;
+            if (kind % 3 == 0) {
+              const int dropped = std::clamp(23 - (c.magBits - 1) + (top - e), 1, 23);
+              man = (man & ~((1u << dropped) - 1)) | (1u << (dropped - 1));
+              man += static_cast<uint32_t>(static_cast<int>(anyBits(rng) % 3) - 1) & 0x7FFFFF;
+              man &= 0x7FFFFF;
+            }
+            v = std::bit_cast<float>((anyBits(rng) & 0x80000000u) | (static_cast<uint32_t>(e + 127) << 23) | man);
+          }
+        }
+      }
+      std::vector<uint8_t> bytes(tileBytes(c.df));
+      packTile(c.df, x, bytes);
+      std::array<float, kTileValues> plain{};
+      unpackTile(c.df, bytes, plain);
+      std::array<float, kTileValues> fast = x;
+      quantize(c.df, std::span<float>(fast));
+      for (size_t i = 0; i < kTileValues; ++i)
+        if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(plain[i]) && ++mismatches <= 3)
+          FAIL_CHECK("x=" << x[i] << " (0x" << std::hex << std::bit_cast<uint32_t>(x[i]) << ") quantize 0x"
+                          << std::bit_cast<uint32_t>(fast[i]) << " packer 0x" << std::bit_cast<uint32_t>(plain[i]));
+    }
+    CHECK(mismatches == 0);
+  }
+}
+
+// quantize() rounds scalar formats with a branch-free select chain; the tile
+// packer encodes one value at a time with the branchy rounding. Every
+// exponent field and sign, with mantissas at and around each format's
+// rounding point, zero, all ones and random, must give the same bits.
+TEST_CASE("scalar quantize matches the tile packer bit for bit", "[formats][reference]") {
+  struct ScalarCase {
+    DataFormat df;
+    int manBits;
+  };
+  const std::array cases{ScalarCase{DataFormat::Float32, 23}, ScalarCase{DataFormat::Float16, 10},
+                         ScalarCase{DataFormat::Float16_b, 7}, ScalarCase{DataFormat::Lf8, 2},
+                         ScalarCase{DataFormat::Fp8_e4m3, 3}};
+  std::mt19937 rng(77);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  for (const ScalarCase& c : cases) {
+    INFO(tessera::netlist::dataFormatName(c.df));
+    std::vector<uint32_t> inputs;
+    const int dropped = 23 - c.manBits;
+    for (uint32_t field = 0; field < 256; ++field)
+      for (uint32_t sign : {0u, 0x80000000u})
+        for (int k = 0; k < 32; ++k) {
+          uint32_t man = anyBits(rng) & 0x7FFFFF;
+          if (dropped > 0 && k < 12) {
+            const uint32_t half = 1u << (dropped - 1);
+            man = (man & ~((1u << dropped) - 1)) | half; // a tie
+            man = (man + static_cast<uint32_t>(k % 3) - 1) & 0x7FFFFF; // or a neighbour
+          }
+          if (k == 12) man = 0;
+          if (k == 13) man = 0x7FFFFF;
+          if (k == 14) man = 1;
+          inputs.push_back(sign | (field << 23) | man);
+        }
+    while (inputs.size() % kTileValues != 0) inputs.push_back(anyBits(rng));
+    size_t mismatches = 0;
+    for (size_t base = 0; base < inputs.size(); base += kTileValues) {
+      std::array<float, kTileValues> x{};
+      for (size_t i = 0; i < kTileValues; ++i) x[i] = std::bit_cast<float>(inputs[base + i]);
+      std::vector<uint8_t> bytes(tileBytes(c.df));
+      packTile(c.df, x, bytes);
+      std::array<float, kTileValues> plain{};
+      unpackTile(c.df, bytes, plain);
+      std::array<float, kTileValues> fast = x;
+      quantize(c.df, std::span<float>(fast));
+      for (size_t i = 0; i < kTileValues; ++i)
+        if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(plain[i]) && ++mismatches <= 3)
+          FAIL_CHECK("x=0x" << std::hex << inputs[base + i] << " quantize 0x" << std::bit_cast<uint32_t>(fast[i])
+                            << " packer 0x" << std::bit_cast<uint32_t>(plain[i]));
+      // One value at a time (the path roundToFormat takes) agrees too.
+      for (size_t i = 0; i < kTileValues; i += 97)
+        if (std::bit_cast<uint32_t>(roundToFormat(c.df, x[i])) != std::bit_cast<uint32_t>(plain[i]) && ++mismatches <= 3)
+          FAIL_CHECK("roundToFormat x=0x" << std::hex << inputs[base + i]);
+    }
+    CHECK(mismatches == 0);
   }
 }

@@ -752,3 +752,66 @@ TEST_CASE("sparse matmul reports malformed encodings", "[special]") {
                       Catch::Contains("sparse tile 3"));
   }
 }
+
+TEST_CASE("sparse matmul without sparse_tile_ptr_bits reads BUDA's default of 0 bits", "[special]") {
+  // BUDA parses an absent sparse_tile_ptr_bits as 0 and an absent
+  // sparse_ublock_idx_bits as the tile pointer bits (older netlists, e.g.
+  // op_tests/pytorch_bin/matmul_ident, omit both). Then a ublock header is
+  // just its tile count (no ublock index bits), a tile entry is just its
+  // position (in_r << bits(u_kt) | in_d, 16 bits) and names sparse tile 0.
+  // u_kt 2 (1 bit of in_d), ublock 2x1: one strip (index 0, last in row),
+  // one ublock of 2 tiles: (in_r 0, in_d 1) = 0x0001, (in_r 1, in_d 0) = 0x0002.
+  // Fields 0,0x4000,1,0x0002,0x0001,0x0002 -> words 0x40000000 0x00020001 0x00020001.
+  // Output tile row 0 = S0 x A(row 1) = 2I x (c) = 2c; row 1 = S0 x A(row 0) = 2I x 3 = 6.
+  // The sparse input is a column of two tiles (2I, then 5I): with 0 pointer
+  // bits only its first tile can be named.
+  Op op("matmul", 1, {1, 1}, {1, 1}, {2, 1});
+  op.attrs.identity.set(true, kLoc);
+  op.attrs.uKt.set(2, kLoc);
+  op.attrs.mK.set(1, kLoc);
+  Tensor sparse(1, 1, 2 * T, T);
+  for (int64_t i = 0; i < T; ++i) sparse.at(0, 0, i, i) = 2.0f, sparse.at(0, 0, T + i, i) = 5.0f;
+  const Tensor act = make(1, 1, 2, 1, [](int64_t, int64_t, int64_t r, int64_t c) {
+    return r < T ? 3.0f : static_cast<float>(c);
+  });
+  const std::vector<uint32_t> codes = codesFor(1, {{0, 0x40000000}, {1, 0x00020001}, {2, 0x00020001}});
+  const Tensor out = evalSparseMatmulCodes(op.spec, std::vector<Tensor>{sparse, act, encodingTensor(1, codes)}, codes);
+  requireShape(out, 1, 1, 2 * T, T);
+  for (int64_t r = 0; r < T; ++r)
+    for (int64_t c = 0; c < T; ++c) {
+      CHECK(out.at(0, 0, r, c) == 2.0f * static_cast<float>(c));
+      CHECK(out.at(0, 0, T + r, c) == 6.0f);
+    }
+
+  // An explicit 0 is the same. With 4 pointer bits (and so 4 ublock index
+  // bits) the same words mean something else: header 0x0002 is ublock row 2,
+  // not row 0, so nothing is added to the output.
+  op.attrs.sparseTilePtrBits.set(0, kLoc);
+  CHECK(evalSparseMatmulCodes(op.spec, std::vector<Tensor>{sparse, act, encodingTensor(1, codes)}, codes).data ==
+        out.data);
+  op.attrs.sparseTilePtrBits.set(4, kLoc);
+  const Tensor other = evalSparseMatmulCodes(op.spec, std::vector<Tensor>{sparse, act, encodingTensor(1, codes)}, codes);
+  CHECK(other.at(0, 0, 0, 5) == 0.0f);
+}
+
+TEST_CASE("sparse matmul checks the default bit fields against the blocking first", "[special]") {
+  // 0 ublock index bits index one ublock row; an mblock of 8 rows cannot be
+  // encoded (BUDA's golden asserts the same). The error names the defaults and
+  // comes before any complaint about the encoding's values.
+  Op op("matmul", 1, {1, 1}, {8, 1}, {1, 1});
+  op.attrs.identity.set(true, kLoc);
+  op.attrs.uKt.set(1, kLoc);
+  op.attrs.mK.set(1, kLoc);
+  const Tensor sparse = identityTile(1.0f);
+  const Tensor act = filled(1.0f);
+  Tensor enc(1, 1, T, T, 0.5f); // no valid code at all
+  CHECK_THROWS_WITH(evalSparseMatmul(op.spec, std::vector<Tensor>{sparse, act, enc}),
+                    Catch::Contains("sparse_ublock_idx_bits (absent: sparse_tile_ptr_bits, absent: 0, as in BUDA) can "
+                                    "index 1 ublock row(s), the mblock has 8"));
+  op.attrs.sparseTilePtrBits.set(2, kLoc);
+  CHECK_THROWS_WITH(evalSparseMatmul(op.spec, std::vector<Tensor>{sparse, act, enc}),
+                    Catch::Contains("(absent: sparse_tile_ptr_bits 2) can index 4 ublock row(s)"));
+  op.attrs.sparseTilePtrBits.set(16, kLoc);
+  CHECK_THROWS_WITH(evalSparseMatmul(op.spec, std::vector<Tensor>{sparse, act, enc}),
+                    Catch::Contains("sparse_tile_ptr_bits must be in 0..15, got 16"));
+}

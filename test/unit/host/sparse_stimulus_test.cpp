@@ -5,9 +5,12 @@
 // of sparse tile and position in the ublock), not by lib/golden.
 #include "host/sparse_stimulus.hpp"
 
+#include "netlist/parser.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <string>
 #include <stdexcept>
 
 using namespace tessera;
@@ -170,4 +173,87 @@ TEST_CASE("sparse encoding: a non-fitting encoding is an error unless adaptive",
   std::vector<DecodedStrip> strips = decodeRow(enc, 0, 1, op.ublockIdxBits, 1);
   CHECK(!strips.empty());
   CHECK(strips.back().lastInRow);
+}
+
+namespace {
+
+// The attributes of op_tests/pytorch_bin/matmul_ident/single_tile: no
+// sparse_tile_ptr_bits (an older attribute set: num_columns, indices_len,
+// starting_row), m_k 10 but activations of a single tile row.
+std::string identNetlist(const std::string& mblock) {
+  return R"(devices:
+  arch: grayskull
+queues:
+  act:  {input: HOST, type: queue, entries: 1, grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x30000000]]}
+  sp:   {input: HOST, type: queue, entries: 1, grid_size: [1, 1], t: 1, mblock: [10, 1], ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x8200100]]}
+  enc:  {input: HOST, type: queue, entries: 1, grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1], df: RawUInt32, target_device: 0, loc: dram, dram: [[1, 0x8200100]]}
+  out:  {input: mm, type: queue, entries: 1, grid_size: [1, 1], t: 1, mblock: )" + mblock + R"(, ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x31000000]]}
+graphs:
+  g:
+    target_device: 0
+    input_count: 1
+    mm: {type: matmul, grid_loc: [0, 0], grid_size: [1, 1], inputs: [sp, act, enc], t: 1, mblock: )" + mblock + R"(, ublock: [1, 1], buf_size_mb: 2, ublock_order: r, in_df: [Float16, Float16, RawUInt32], out_df: Float16, intermed_df: Float16, acc_df: Float16, math_fidelity: HiFi3,
+         attributes: {m_k: 10, u_kt: 1, identity: true, num_index_tiles: 1, num_sparse_tiles: 10, num_columns: 1, indices_len: 11, starting_row: 0, act_t: 1}}
+programs:
+  - p:
+    - execute: {graph_name: g}
+)";
+}
+
+netlist::Netlist parsed(const std::string& text) {
+  SourceBuffer source("ident.yaml", text);
+  DiagnosticEngine diags;
+  auto nl = netlist::parseNetlist(source, diags);
+  REQUIRE(nl);
+  return *nl;
+}
+
+} // namespace
+
+TEST_CASE("sparse stimulus without sparse_tile_ptr_bits: BUDA's default of 0 bits", "[host][sparse]") {
+  const netlist::Netlist nl = parsed(identNetlist("[1, 1]"));
+  const netlist::Op* op = host::findOp(nl, "mm");
+  REQUIRE(op);
+  const SparseOpShape s = host::sparseOpShape(nl, *op);
+  CHECK(s.tilePtrBits == 0);
+  CHECK(s.ublockIdxBits == 0);
+  CHECK(s.actStrips == 1); // one tile row of activations, u_kt 1
+
+  // Every strip reads activation row 0 (the only one), every header is a bare
+  // tile count, every tile entry is a bare position (u_kt 1, ublock 1x1: 0)
+  // and so names sparse tile 0, the only one 0 pointer bits can name.
+  host::EncodingFrequencies dense{0.0, 0.0, 0.0, 4096};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 gen(seed);
+    const formats::Tensor enc = host::generateSparseEncoding(s, dense, true, 1, 32, 32, gen);
+    const std::vector<DecodedStrip> strips = decodeRow(enc, 0, 1, 0, 1);
+    REQUIRE(strips.size() == 1);
+    CHECK(strips[0].index == 0);
+    CHECK(strips[0].lastInRow);
+    REQUIRE(strips[0].ublocks.size() == 1);
+    CHECK(strips[0].ublocks[0].first == 0);
+    CHECK(strips[0].ublocks[0].second == std::vector<uint32_t>{0});
+  }
+}
+
+TEST_CASE("sparse stimulus: strips stay within the activations when m_k says more", "[host][sparse]") {
+  SparseOpShape op = shape();
+  op.gridRows = 1;
+  op.outputT = 1;
+  op.actT = 1;
+  op.actStrips = 2; // m_k 6, but the activations hold 2 strips of u_kt rows
+  host::EncodingFrequencies none{0.0, 0.5, 0.5, 4096};
+  std::mt19937_64 gen(5);
+  const formats::Tensor enc = host::generateSparseEncoding(op, none, true, 1, 32, 4 * 32, gen);
+  const std::vector<DecodedStrip> strips = decodeRow(enc, 0, 4, op.ublockIdxBits, 1);
+  REQUIRE(strips.size() == 2); // zero_strip_freq 0: both strips, no more
+  CHECK(strips[0].index == 0);
+  CHECK(strips[1].index == 1);
+}
+
+TEST_CASE("sparse stimulus rejects default bit fields that cannot hold the mblock", "[host][sparse]") {
+  // mblock of 8 rows: 0 ublock index bits name one ublock row only.
+  const netlist::Netlist nl = parsed(identNetlist("[8, 1]"));
+  CHECK_THROWS_WITH(host::sparseOpShape(nl, *host::findOp(nl, "mm")),
+                    Catch::Contains("mblock rows 8 do not fit sparse_ublock_idx_bits 0"));
 }
