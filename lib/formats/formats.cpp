@@ -92,7 +92,7 @@ template <int ExpBits, int ManBits, int Bias, Specials Kind> struct MiniFloat {
   // round() without branches, for loops over many values (the compiler
   // vectorizes it; the branchy form costs ~1 ns per value). Same result for
   // every input: test/unit/formats/reference_test.cpp compares the two.
-  static uint32_t roundSelect(uint32_t u) {
+  [[gnu::always_inline]] static uint32_t roundSelect(uint32_t u) {
     // Magnitudes are below 2^31: signed compares (what SSE2 has) are exact,
     // and selects are masks.
     auto pick = [](bool c, int32_t a, int32_t b) { const int32_t m = -static_cast<int32_t>(c); return (a & m) | (b & ~m); };
@@ -112,7 +112,7 @@ template <int ExpBits, int ManBits, int Bias, Specials Kind> struct MiniFloat {
     const int32_t nan = Kind == Specials::None ? (sign | kNan) : kNan;
     return static_cast<uint32_t>(pick(mag > kInf, nan, sign | r));
   }
-  static void quantizeAll(std::span<float> values) {
+  [[gnu::always_inline]] static void quantizeAll(std::span<float> values) {
     float* p = values.data();
     const size_t n = values.size(), whole = n - n % 16;
     // Fixed-length inner loops over integer copies: what -O2's cost model
@@ -272,14 +272,15 @@ template <int MagBits, int ExpMin, int ExpMax>
 // Built twice where the compiler can (GCC/Clang ifunc clones): for AVX2 and
 // for the baseline, picked at load time by the CPU, so binaries stay portable.
 // The kernel is integer work and exact float products: both clones give the
-// same bits (the reference test runs whichever this CPU picks).
+// same bits (the reference tests run whichever this CPU picks). (The
+// small-float loops below gain nothing from AVX2: they are memory-bound.)
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__gnu_linux__)
-#define TESSERA_BFP_CLONES __attribute__((target_clones("avx2", "default")))
+#define TESSERA_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
-#define TESSERA_BFP_CLONES
+#define TESSERA_SIMD_CLONES
 #endif
 #define TESSERA_BFP_BLOCKS(name, magBits, expMin, expMax)                                                            \
-  TESSERA_BFP_CLONES void name(float* values, size_t blocks) {                                                      \
+  TESSERA_SIMD_CLONES void name(float* values, size_t blocks) {                                                      \
     for (size_t b = 0; b < blocks; ++b) quantizeBfpBlock<magBits, expMin, expMax>(values + b * kBfpBlock);          \
   }
 TESSERA_BFP_BLOCKS(quantizeBfp8bBlocks, 7, -126, 127)
@@ -289,6 +290,7 @@ TESSERA_BFP_BLOCKS(quantizeBfp8Blocks, 7, -15, 16)
 TESSERA_BFP_BLOCKS(quantizeBfp4Blocks, 3, -15, 16)
 TESSERA_BFP_BLOCKS(quantizeBfp2Blocks, 1, -15, 16)
 #undef TESSERA_BFP_BLOCKS
+
 
 void quantizeBfp(DataFormat df, float* values, size_t n) {
   const BfpSpec s = bfpSpec(df);

@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <unistd.h>
 #endif
 #include <optional>
 #include <stdexcept>
@@ -91,6 +93,7 @@ struct Multiplier {
   Phases p;
   explicit Multiplier(MathFidelity f) : p(phasesOf(f)) {}
   float operator()(float a, float b) const;
+  static float hifi3(float a, float b);
 };
 
 // ---------------------------------------------------------------- unary
@@ -209,14 +212,21 @@ std::optional<BinaryKind> binaryKindOf(const std::string& type) {
 
 // A zero operand gives zero even against inf/NaN: the FPU multiplier has no
 // special values, and BUDA's golden masks the same way.
-float multiplyMasked(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; }
+float multiplyMasked(float a, float b) {
+  const float product = a * b;
+  // +0 when either is zero, as a bit mask: loops over it vectorize.
+  const uint32_t keep = static_cast<uint32_t>((a == 0.0f) | (b == 0.0f)) - 1u;
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(product) & keep);
+}
+
+float Multiplier::hifi3(float a, float b) {
+  // All phases but A_lo*B_lo.
+  const float bHigh = highB(b);
+  return multiplyMasked(a, bHigh) + multiplyMasked(highA(a), b - bHigh);
+}
 
 float Multiplier::operator()(float a, float b) const {
-  if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow) {
-    // HiFi3: all phases but A_lo*B_lo.
-    const float bHigh = highB(b);
-    return multiplyMasked(a, bHigh) + multiplyMasked(highA(a), b - bHigh);
-  }
+  if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow) return hifi3(a, b);
   return multiplyMasked(p.aLowBHigh ? a : highA(a), p.aHighBLow ? b : highB(b));
 }
 
@@ -441,12 +451,42 @@ Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Te
   const Tensor& b = inputs[1];
   if (!a.sameShape(b)) fail(spec, "input shapes differ: " + shapeText(a) + " vs " + shapeText(b));
   Tensor out(a.w, a.z, a.r, a.c);
-  if (kind == BinaryKind::Multiply) {
+  // One loop per operation, in fixed runs of 16 through local copies: the
+  // form -O2 vectorizes (the per-value operation is the same).
+  auto each = [&](auto fn) {
+    const size_t n = out.data.size();
+    const float* pa = a.data.data();
+    const float* pb = b.data.data();
+    float* po = out.data.data();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      float x[16], y[16], z[16];
+      std::memcpy(x, pa + i, sizeof x);
+      std::memcpy(y, pb + i, sizeof y);
+      for (size_t j = 0; j < 16; ++j) z[j] = fn(x[j], y[j]);
+      std::memcpy(po + i, z, sizeof z);
+    }
+    for (; i < n; ++i) po[i] = fn(pa[i], pb[i]);
+  };
+  switch (kind) {
+  case BinaryKind::Multiply: {
     // input0 is unpacked to srcA, input1 to srcB.
-    const Multiplier mul(spec.fidelity);
-    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = mul(a.data[i], b.data[i]);
-  } else {
-    for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = applyBinary(kind, a.data[i], b.data[i]);
+    const Phases p = phasesOf(spec.fidelity);
+    if (p.aLowBHigh && p.aHighBLow && !p.aLowBLow)
+      each([](float x, float y) { return Multiplier::hifi3(x, y); });
+    else if (p.aLowBHigh && p.aHighBLow)
+      each([](float x, float y) { return multiplyMasked(x, y); });
+    else if (p.aLowBHigh) // srcB reduced
+      each([](float x, float y) { return multiplyMasked(x, highB(y)); });
+    else if (p.aHighBLow) // srcA reduced
+      each([](float x, float y) { return multiplyMasked(highA(x), y); });
+    else
+      each([](float x, float y) { return multiplyMasked(highA(x), highB(y)); });
+    break;
+  }
+  case BinaryKind::Add: each([](float x, float y) { return applyBinary(BinaryKind::Add, x, y); }); break;
+  case BinaryKind::Subtract: each([](float x, float y) { return applyBinary(BinaryKind::Subtract, x, y); }); break;
+  case BinaryKind::Maximum: each([](float x, float y) { return applyBinary(BinaryKind::Maximum, x, y); }); break;
   }
   return out;
 }
@@ -528,20 +568,36 @@ bool isSupportedOpType(const std::string& type) {
 }
 
 void detail::preferHeapForLargeTensors() {
-  static const bool done = [] {
-    // glibc serves every allocation above 32 MB (its largest mmap threshold)
-    // from a fresh mmap and unmaps it on free, so each whole-epoch tensor
-    // (hundreds of MB with a w-stacked input_count) is paid again in page
-    // faults and kernel zeroing on first touch: a third of the CPU time of
-    // the BERT and ResNet corpus netlists. From the heap, freed blocks are
-    // reused; up to 1 GB of free memory at its top is kept for that.
 #if defined(__GLIBC__)
+  // glibc serves every allocation above 32 MB (its largest mmap threshold)
+  // from a fresh mmap and unmaps it on free, so each whole-epoch tensor
+  // (hundreds of MB with a w-stacked input_count) is paid again in page
+  // faults and kernel zeroing on first touch: a third of the CPU time of the
+  // BERT and ResNet corpus netlists. From the heap, freed blocks are reused.
+  // Free memory at the heap's top is returned only beyond 2 GB (INT_MAX, the
+  // most mallopt takes; at 1 GB YOLO still spent 10 s in the kernel).
+  static const bool done = [] {
     mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
     return true;
   }();
   (void)done;
+  // Free blocks inside the heap are not trimmed (an epoch's tensors of
+  // varied sizes leave holes the next ones do not fit). Once the heap is a
+  // third of the machine's memory, holes beyond 4 GB go back to the system:
+  // the heap then holds at most that much more than the live tensors (U-Net
+  // grew to 22 GB without this). Below that size holes are kept: returning
+  // them costs page faults when they are reused (YOLO: 11 s of 60).
+#if __GLIBC_PREREQ(2, 33)
+  constexpr size_t kMaxFreeHeap = size_t{4} << 30;
+  static const size_t kBigHeap = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(pageSize) / 3 : kMaxFreeHeap;
+  }();
+  const struct mallinfo2 heap = mallinfo2();
+  if (heap.fordblks > kMaxFreeHeap && heap.arena > kBigHeap) malloc_trim(0);
+#endif
+#endif
 }
 
 Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {

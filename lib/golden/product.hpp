@@ -71,7 +71,7 @@ public:
     }
   }
 
-  // dst[i] = fn(src[i]) in fixed runs of 16 over integer copies: the form
+  // dst[i] = fn(src[i]) in fixed runs of 16 through local copies: the form
   // -O2's vectorizer takes.
   template <class Fn> static void mapBits(float* dst, const float* src, size_t n, Fn fn) {
     size_t i = 0;
@@ -138,8 +138,9 @@ bool representable(DataFormat df, std::span<const float> values);
 // (inputsRounded: skip the check).
 Tensor evalSparseMatmul(const OpSpec& spec, std::span<const Tensor> inputs, bool inputsRounded);
 
-// Makes glibc serve large tensors from the heap instead of one mmap each
-// (see ops.cpp); called by evalOp and evalFusedOp, takes effect once per process.
+// Makes glibc serve large tensors from the heap instead of one mmap each,
+// and returns free heap memory to the system beyond 4 GB (see ops.cpp).
+// Called by evalOp and evalFusedOp.
 void preferHeapForLargeTensors();
 
 } // namespace tessera::golden::detail

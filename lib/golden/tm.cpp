@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -172,6 +173,118 @@ Tensor transpose(const Tensor& in) {
   return out;
 }
 
+// ---------------------------------------------------------------- chains
+// broadcast, hslice/hstack and vslice/vstack only move runs of values within
+// rows: every output row is a few column runs of input rows. A chain of them
+// is applied in one pass (each output row gathered from the chain's input
+// through the inverse index maps of docs/golden-model.md, last TM first)
+// instead of one whole-tensor copy per TM; the values are the same copies.
+bool movesRows(const netlist::Tm& tm) {
+  switch (tm.kind) {
+  case netlist::TmKind::Broadcast:
+  case netlist::TmKind::Hslice:
+  case netlist::TmKind::Hstack:
+  case netlist::TmKind::Vslice:
+  case netlist::TmKind::Vstack: return true;
+  default: return false;
+  }
+}
+
+struct Shape {
+  int64_t w, z, r, c;
+};
+
+// The output shape of a row-moving TM, with the checks the TM itself makes
+// (same messages: the data is never built when the shapes do not fit).
+Shape shapeAfter(const Shape& in, const netlist::Tm& tm) {
+  const Tensor probe = [&] { Tensor t; t.w = in.w, t.z = in.z, t.r = in.r, t.c = in.c; return t; }();
+  requireWholeTiles(probe, std::string(netlist::tmKindName(tm.kind)).c_str());
+  switch (tm.kind) {
+  case netlist::TmKind::Broadcast:
+    if (tm.factor < 1) fail(tm, "factor must be at least 1, got " + std::to_string(tm.factor));
+    if (tm.dim == 'z') return {in.w, in.z * tm.factor, in.r, in.c};
+    if (tm.dim == 'r') return {in.w, in.z, in.r * tm.factor, in.c};
+    if (tm.dim == 'c') return {in.w, in.z, in.r, in.c * tm.factor};
+    fail(tm, std::string("unknown dimension '") + tm.dim + "'");
+  case netlist::TmKind::Hslice:
+    requireFactor(tm, in.c / kTile, "column tiles");
+    return {in.w, in.z * tm.factor, in.r, in.c / tm.factor};
+  case netlist::TmKind::Hstack:
+    requireFactor(tm, in.z, "t");
+    return {in.w, in.z / tm.factor, in.r, in.c * tm.factor};
+  case netlist::TmKind::Vslice:
+    requireFactor(tm, in.r / kTile, "row tiles");
+    return {in.w, in.z * tm.factor, in.r / tm.factor, in.c};
+  case netlist::TmKind::Vstack:
+    requireFactor(tm, in.z, "t");
+    return {in.w, in.z / tm.factor, in.r * tm.factor, in.c};
+  default: fail(tm, "not a row-moving TM");
+  }
+}
+
+// A run of `len` values of row (z, r) starting at column c.
+struct Run {
+  int64_t z, r, c, len;
+};
+
+// The runs of the TM's input that make up `out` (a run of its output, whose
+// input has shape `in`), appended to `into`.
+void runsBefore(const netlist::Tm& tm, const Shape& in, const Run& out, std::vector<Run>& into) {
+  const int64_t n = tm.factor;
+  switch (tm.kind) {
+  case netlist::TmKind::Broadcast:
+    if (tm.dim == 'z') {
+      into.push_back({out.z % in.z, out.r, out.c, out.len});
+    } else if (tm.dim == 'r') {
+      into.push_back({out.z, out.r % in.r, out.c, out.len});
+    } else { // 'c': the run may cross copies of the input row
+      for (int64_t c = out.c, end = out.c + out.len; c < end;) {
+        const int64_t at = c % in.c, len = std::min(end - c, in.c - at);
+        into.push_back({out.z, out.r, at, len});
+        c += len;
+      }
+    }
+    return;
+  case netlist::TmKind::Hslice: // out slice z*n+s, col c <- in slice z, col s*(C/n)+c
+    into.push_back({out.z / n, out.r, (out.z % n) * (in.c / n) + out.c, out.len});
+    return;
+  case netlist::TmKind::Hstack: // out slice z, col c <- in slice z*n + c/C, col c%C
+    for (int64_t c = out.c, end = out.c + out.len; c < end;) {
+      const int64_t at = c % in.c, len = std::min(end - c, in.c - at);
+      into.push_back({out.z * n + c / in.c, out.r, at, len});
+      c += len;
+    }
+    return;
+  case netlist::TmKind::Vslice: // out slice z*n+s, row r <- in slice z, row s*(R/n)+r
+    into.push_back({out.z / n, (out.z % n) * (in.r / n) + out.r, out.c, out.len});
+    return;
+  case netlist::TmKind::Vstack: // out slice z, row r <- in slice z*n + r/R, row r%R
+    into.push_back({out.z * n + out.r / in.r, out.r % in.r, out.c, out.len});
+    return;
+  default: fail(tm, "not a row-moving TM");
+  }
+}
+
+Tensor applyRowMoves(const Tensor& in, std::span<const netlist::Tm> chain) {
+  std::vector<Shape> shapes{{in.w, in.z, in.r, in.c}}; // shapes[i]: input of chain[i]
+  for (const netlist::Tm& tm : chain) shapes.push_back(shapeAfter(shapes.back(), tm));
+  const Shape& outShape = shapes.back();
+  Appender out(outShape.w, outShape.z, outShape.r, outShape.c);
+  std::vector<Run> runs, earlier;
+  for (int64_t w = 0; w < outShape.w; ++w)
+    for (int64_t z = 0; z < outShape.z; ++z)
+      for (int64_t r = 0; r < outShape.r; ++r) {
+        runs.assign(1, Run{z, r, 0, outShape.c});
+        for (size_t i = chain.size(); i-- > 0;) {
+          earlier.clear();
+          for (const Run& run : runs) runsBefore(chain[i], shapes[i], run, earlier);
+          std::swap(runs, earlier);
+        }
+        for (const Run& run : runs) out.append(valuePtr(in, w, run.z, run.r, run.c), run.len);
+      }
+  return out.done();
+}
+
 } // namespace
 
 Tensor padTiles(const Tensor& in, const netlist::Pad& pad) {
@@ -223,9 +336,20 @@ Tensor applyTms(Tensor in, const std::vector<netlist::Tm>& tms) {
     carrier = Tensor(in.w, in.z, in.r, in.c);
     std::memcpy(carrier->data.data(), bits.data(), bits.size() * sizeof(uint32_t));
   }
-  for (const netlist::Tm& tm : tms) {
-    in = applyTm(in, tm);
-    if (carrier) carrier = applyTm(*carrier, tm);
+  for (size_t i = 0; i < tms.size();) {
+    // Two or more row-moving TMs in a row: one pass.
+    size_t j = i;
+    while (j < tms.size() && movesRows(tms[j])) ++j;
+    if (j - i >= 2) {
+      const std::span<const netlist::Tm> chain(tms.data() + i, j - i);
+      in = applyRowMoves(in, chain);
+      if (carrier) carrier = applyRowMoves(*carrier, chain);
+      i = j;
+      continue;
+    }
+    in = applyTm(in, tms[i]);
+    if (carrier) carrier = applyTm(*carrier, tms[i]);
+    ++i;
   }
   if (carrier) {
     in.rawBits.resize(carrier->data.size());

@@ -2,9 +2,11 @@
 // the comments, or come from a plain loop written here (never from the code
 // under test). Float32 formats everywhere unless a test is about rounding.
 #include "golden/ops.hpp"
+#include "golden/product.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -532,6 +534,43 @@ TEST_CASE("inputs are rounded to in_df and results to out_df", "[golden][ops][fo
   rounded.inDf = {DataFormat::Float16_b, DataFormat::Float32};
   const Tensor sum = make(1, T, T, [](int64_t, int64_t, int64_t) { return 1.0f + 0x1p-9f; });
   CHECK(eval(rounded, {sum, zeros(1, T, T)}).at(0, 0, 0, 0) == 1.0f);
+}
+
+TEST_CASE("an input is copied for rounding only when rounding changes a bit", "[golden][ops][formats]") {
+  using tessera::golden::detail::representable;
+  // Float16_b keeps 7 mantissa bits: 1.5 is exact, 1 + 2^-10 is not.
+  std::vector<float> v(2048, 1.5f);
+  CHECK(representable(DataFormat::Float16_b, v));
+  v[1500] = 1.0f + 0x1p-10f; // in the second 1024-value chunk
+  CHECK_FALSE(representable(DataFormat::Float16_b, v));
+  CHECK(representable(DataFormat::Float32, v));
+  // Bfp8_b: a block of 16 shares the largest exponent. 1/64 next to 1.0 keeps
+  // its bits (step 2^-6), 1/128 does not; the same 1/128 in a block of its own
+  // is exact. -0 is stored as +0, so it is not representable.
+  std::vector<float> b(32, 0.0f);
+  b[0] = 1.0f, b[1] = 0x1p-6f, b[16] = 0x1p-7f;
+  CHECK(representable(DataFormat::Bfp8_b, b));
+  b[2] = 0x1p-7f;
+  CHECK_FALSE(representable(DataFormat::Bfp8_b, b));
+  b[2] = -0.0f;
+  CHECK_FALSE(representable(DataFormat::Bfp8_b, b));
+  // A NaN that is not the canonical quiet NaN changes when rounded.
+  std::vector<float> n(16, std::bit_cast<float>(0x7FC00001u));
+  CHECK_FALSE(representable(DataFormat::Float16_b, n));
+
+  // Through evalOp: an input already in its in_df and one that is not give
+  // what rounding by hand gives.
+  const OpAttributes none;
+  OpSpec spec = makeSpec("add", none, 1, 1, 1);
+  spec.inDf = {DataFormat::Float16_b, DataFormat::Float16_b};
+  const Tensor exact = make(1, T, T, [](int64_t, int64_t r, int64_t c) { return 1.0f + static_cast<float>((r + c) % 4) * 0x1p-7f; });
+  // Row 3 of the second input is 1 + 2^-9, which Float16_b (step 2^-7 near 1) rounds to 1.
+  const Tensor inexact = make(1, T, T, [](int64_t, int64_t r, int64_t) { return r == 3 ? 1.0f + 0x1p-9f : 0.0f; });
+  const Tensor out = eval(spec, {exact, inexact});
+  CHECK(out.at(0, 0, 3, 1) == 2.0f);                        // 1 + 1
+  CHECK(out.at(0, 0, 3, 2) == 2.0f + 0x1p-7f);              // (1 + 2^-7) + 1
+  CHECK(out.at(0, 0, 0, 2) == 1.0f + 2 * 0x1p-7f);          // + 0
+  CHECK(eval(spec, {exact, zeros(1, T, T)}).data == exact.data); // nothing to round: the values as given
 }
 
 // ------------------------------------------------------------------ dispatch

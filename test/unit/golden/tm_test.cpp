@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 using namespace tessera::golden;
 using tessera::netlist::Pad;
@@ -189,4 +192,43 @@ TEST_CASE("impossible TM shapes are GoldenErrors", "[golden][tm]") {
   CHECK_THROWS_AS(applyTm(coded(1, 1, T, 2 * T), makeTm(TmKind::Hslice, 'c', 4)), GoldenError);
   // Not whole tiles.
   CHECK_THROWS_AS(applyTm(coded(1, 1, 16, T), makeTm(TmKind::Transpose)), GoldenError);
+}
+
+TEST_CASE("chains of row-moving TMs give what applying them one by one gives", "[golden][tm]") {
+  // applyTms gathers a chain of broadcast/hslice/hstack/vslice/vstack in one
+  // pass; applyTm applies one TM at a time (with its own index mapping, the
+  // one the tests above check against written-out mappings).
+  const std::vector<Tm> kinds = {
+      makeTm(TmKind::Broadcast, 'z', 2), makeTm(TmKind::Broadcast, 'r', 3), makeTm(TmKind::Broadcast, 'c', 2),
+      makeTm(TmKind::Broadcast, 'c', 3), makeTm(TmKind::Hslice, 'c', 2),    makeTm(TmKind::Hstack, 'c', 2),
+      makeTm(TmKind::Vslice, 'r', 2),    makeTm(TmKind::Vstack, 'r', 2),    makeTm(TmKind::Hslice, 'c', 3),
+      makeTm(TmKind::Vstack, 'r', 3),    makeTm(TmKind::Transpose),
+  };
+  const Tensor in = coded(2, 6, 2 * T, 6 * T);
+  int chains = 0, rejected = 0;
+  for (const Tm& a : kinds)
+    for (const Tm& b : kinds)
+      for (const Tm& c : kinds) {
+        const std::vector<Tm> chain{a, b, c};
+        std::optional<Tensor> stepwise;
+        std::string error;
+        try {
+          Tensor t = in;
+          for (const Tm& tm : chain) t = applyTm(t, tm);
+          stepwise = std::move(t);
+        } catch (const GoldenError& e) {
+          error = e.what();
+        }
+        if (!stepwise) {
+          ++rejected;
+          CHECK_THROWS_WITH(applyTms(in, chain), error);
+          continue;
+        }
+        ++chains;
+        const Tensor chained = applyTms(in, chain);
+        REQUIRE(chained.sameShape(*stepwise));
+        CHECK(mismatches(chained, [&](int64_t w, int64_t z, int64_t r, int64_t col) { return stepwise->at(w, z, r, col); }) == 0);
+      }
+  CHECK(chains > 500);
+  CHECK(rejected > 50);
 }
