@@ -2,6 +2,7 @@
 // the offset against the buffer; sizes are combined in 64 bits so that no
 // offset + size can wrap.
 #include "elf/elf.hpp"
+#include "support/text_format.hpp"
 
 #include <cstring>
 
@@ -38,16 +39,6 @@ private:
   std::span<const uint8_t> b_;
 };
 
-std::string hex(uint64_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xF]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
-
 struct Section {
   uint32_t type = 0, offset = 0, size = 0, link = 0, entsize = 0;
 };
@@ -59,7 +50,7 @@ bool fail(std::string& error, std::string message) {
 
 bool readSections(const Reader& r, uint32_t shoff, uint32_t shnum, std::vector<Section>& out, std::string& error) {
   if (!r.has(shoff, uint64_t(shnum) * kShdrSize))
-    return fail(error, "section header table (" + std::to_string(shnum) + " entries at offset " + hex(shoff) +
+    return fail(error, "section header table (" + std::to_string(shnum) + " entries at offset " + support::hexLiteral(shoff) +
                            ") extends past the end of the file");
   out.resize(shnum);
   for (uint32_t i = 0; i < shnum; ++i) {
@@ -161,7 +152,7 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
       return std::nullopt;
     }
     if (!r.has(phoff, uint64_t(phnum) * kPhdrSize)) {
-      error = "program header table (" + std::to_string(phnum) + " entries at offset " + hex(phoff) +
+      error = "program header table (" + std::to_string(phnum) + " entries at offset " + support::hexLiteral(phoff) +
               ") extends past the end of the file";
       return std::nullopt;
     }
@@ -171,7 +162,7 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
     if (r.u32(o) != kPtLoad) continue;
     uint32_t offset = r.u32(o + 4), vaddr = r.u32(o + 8), filesz = r.u32(o + 16), memsz = r.u32(o + 20),
              flags = r.u32(o + 24);
-    std::string where = "segment " + std::to_string(i) + " (PT_LOAD at " + hex(vaddr) + ")";
+    std::string where = "segment " + std::to_string(i) + " (PT_LOAD at " + support::hexLiteral(vaddr) + ")";
     if (filesz > memsz) {
       error = where + ": file size " + std::to_string(filesz) + " exceeds memory size " + std::to_string(memsz);
       return std::nullopt;
@@ -181,7 +172,7 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
       return std::nullopt;
     }
     if (!r.has(offset, filesz)) {
-      error = where + ": contents (" + std::to_string(filesz) + " bytes at offset " + hex(offset) +
+      error = where + ": contents (" + std::to_string(filesz) + " bytes at offset " + support::hexLiteral(offset) +
               ") extend past the end of the file";
       return std::nullopt;
     }
@@ -202,7 +193,7 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
     if (shnum == 0) {
       // Extended numbering: the count is in section 0's sh_size.
       if (shentsize != kShdrSize || !r.has(shoff, kShdrSize)) {
-        error = "section header table at offset " + hex(shoff) + " extends past the end of the file";
+        error = "section header table at offset " + support::hexLiteral(shoff) + " extends past the end of the file";
         return std::nullopt;
       }
       shnum = r.u32(shoff + 20);

@@ -10,6 +10,7 @@
 #include "support/hashing.hpp"
 #include "hlkc/subprocess.hpp"
 #include "support/version.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -68,12 +69,6 @@ const std::vector<std::string> kCompileFlags = {
     "-fno-threadsafe-statics",  // no __cxa_guard_* in a single-threaded hart
 };
 const std::vector<std::string> kLinkFlags = {"--gc-sections", "-static", "--no-dynamic-linker"};
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 bool readWholeFile(const std::string& path, std::string& out, std::string& error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -739,8 +734,8 @@ std::optional<std::string> checkImage(const elf::Image& image, int thread, const
   if (image.machine != 243) return "ELF is not RISC-V (e_machine " + std::to_string(image.machine) + ")";
   const uint64_t codeBase = arch.codeBase[thread], codeSize = arch.codeSize[thread];
   const uint64_t localBase = arch.localBase, localSize = arch.localSize;
-  const std::string region = "TRISC" + std::to_string(thread) + " code region " + hex(codeBase) + "-" +
-                             hex(codeBase + codeSize - 1);
+  const std::string region = "TRISC" + std::to_string(thread) + " code region " + support::hexLiteral(codeBase) + "-" +
+                             support::hexLiteral(codeBase + codeSize - 1);
   uint64_t codeEnd = codeBase, localEnd = localBase;
   for (const elf::Segment& s : image.segments) {
     if (s.memSize == 0) continue;
@@ -748,10 +743,10 @@ std::optional<std::string> checkImage(const elf::Image& image, int thread, const
     if (start >= localBase && start < ct::kMmioBase) {
       localEnd = std::max(localEnd, end);
     } else if (start >= codeBase && start < codeBase + codeSize) {
-      if (s.writable) return "has a writable segment at " + hex(start) + " in its " + region;
+      if (s.writable) return "has a writable segment at " + support::hexLiteral(start) + " in its " + region;
       codeEnd = std::max(codeEnd, end);
     } else {
-      return "has a segment at " + hex(start) + " (" + std::to_string(s.memSize) + " bytes) outside its " + region +
+      return "has a segment at " + support::hexLiteral(start) + " (" + std::to_string(s.memSize) + " bytes) outside its " + region +
              " and local memory";
     }
   }
@@ -762,9 +757,9 @@ std::optional<std::string> checkImage(const elf::Image& image, int thread, const
   if (data + kMinStackBytes > localSize)
     return "data (.data + .bss) is " + std::to_string(data) + " bytes + " + std::to_string(kMinStackBytes) +
            " bytes minimum stack, over the limit of " + std::to_string(localSize) + " bytes (local memory " +
-           hex(localBase) + "-" + hex(localBase + localSize - 1) + ")";
+           support::hexLiteral(localBase) + "-" + support::hexLiteral(localBase + localSize - 1) + ")";
   if (image.entry < codeBase || image.entry >= codeEnd)
-    return "entry point " + hex(image.entry) + " is not in its code (" + region + ")";
+    return "entry point " + support::hexLiteral(image.entry) + " is not in its code (" + region + ")";
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #include "netlist/target.hpp"
 #include "pipe/pipegen_yaml_writer.hpp"
 #include "support/file_io.hpp"
+#include "support/text_format.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -20,43 +21,6 @@ using namespace netlist;
 namespace {
 
 const char* const kTool = "net2pipe";
-
-std::string scalar(const std::string& s) {
-  bool plain = !s.empty();
-  for (char ch : s)
-    plain &= (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-             ch == '.' || ch == '/' || ch == '-';
-  if (plain) {
-    static const char* const kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"};
-    std::string lower;
-    for (char ch : s) lower += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-    for (const char* w : kSpecial) plain &= lower != w;
-    bool numeric = true;
-    for (char ch : s) numeric &= (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-    plain &= !numeric && s.front() != '-' && s.front() != '.';
-  }
-  if (plain) return s;
-  std::string q = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      q += '\\';
-      q += static_cast<char>(ch);
-    } else if (ch < 0x20 || ch == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", ch);
-      q += buf;
-    } else {
-      q += static_cast<char>(ch);
-    }
-  }
-  return q + "\"";
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string cores(const std::vector<CoreCoord>& cs) {
   std::string s = "[";
@@ -74,9 +38,9 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
   s += "# net2pipe (Tessera) temporal epochs of " + netlistName + "; do not edit.\n";
   s += "# Format: docs/net2pipe.md; schema: schemas/net2pipe-epochs.schema.json.\n";
   s += "version: 1\n";
-  s += "netlist: " + scalar(netlistName) + "\n";
+  s += "netlist: " + support::yamlScalar(netlistName) + "\n";
   s += "arch: " + arch + "\n";
-  s += "device: " + scalar(device) + "\n";
+  s += "device: " + support::yamlScalar(device) + "\n";
   s += "epochs:\n";
   for (const EpochOutput& eo : c.epochs) {
     const TemporalEpoch& e = eo.epoch;
@@ -84,13 +48,13 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
     s += "  # temporal epoch " + std::to_string(e.id) + ": graph '" + g.name + "'" +
          (e.executions.empty() ? ", executed by no program" : "") + "\n";
     s += "  - epoch: " + std::to_string(e.id) + "\n";
-    s += "    graphs: [" + scalar(g.name) + "]\n";
+    s += "    graphs: [" + support::yamlScalar(g.name) + "]\n";
     s += "    pipegen: " + epochDir(e.id) + "/overlay/pipegen.yaml\n";
     s += "    input_count: " + std::to_string(g.inputCount.present() ? g.inputCount.value : 1) + "\n";
     std::string pro, epi;
     for (const auto& [q, st] : e.settings) {
-      if (st.prologue) pro += (pro.empty() ? "" : ", ") + scalar(q);
-      if (st.epilogue) epi += (epi.empty() ? "" : ", ") + scalar(q);
+      if (st.prologue) pro += (pro.empty() ? "" : ", ") + support::yamlScalar(q);
+      if (st.epilogue) epi += (epi.empty() ? "" : ", ") + support::yamlScalar(q);
     }
     s += "    prologue: [" + pro + "]\n";
     s += "    epilogue: [" + epi + "]\n";
@@ -101,7 +65,7 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
     } else {
       s += "    executions:\n";
       for (const Execution& x : e.executions)
-        s += "      - {program: " + scalar(x.program) + ", line: " + std::to_string(x.loc.line) + "}\n";
+        s += "      - {program: " + support::yamlScalar(x.program) + ", line: " + std::to_string(x.loc.line) + "}\n";
     }
   }
   s += "queues:\n";
@@ -109,13 +73,13 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
   for (const QueueBufferInfo& b : c.queueBuffers) {
     if (b.queue != current) {
       current = b.queue;
-      s += "  - name: " + scalar(b.queue) + "\n";
+      s += "  - name: " + support::yamlScalar(b.queue) + "\n";
       s += "    buffers:\n";
     }
     s += "      # queue '" + b.queue + "' r = " + std::to_string(b.cellR) + ", c = " + std::to_string(b.cellC) + "\n";
     s += "      - uniqid: " + std::to_string(b.uniqid) + "\n";
     s += "        cell: [" + std::to_string(b.cellR) + ", " + std::to_string(b.cellC) + "]\n";
-    s += std::string("        ") + (b.host ? "host" : "dram") + ": [" + std::to_string(b.channel) + ", " + hex(b.address) + "]\n";
+    s += std::string("        ") + (b.host ? "host" : "dram") + ": [" + std::to_string(b.channel) + ", " + support::hexLiteral(b.address) + "]\n";
     auto accesses = [&](const char* key, const std::vector<QueueAccess>& list) {
       if (list.empty()) {
         s += std::string("        ") + key + ": []\n";
@@ -123,7 +87,7 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
       }
       s += std::string("        ") + key + ":\n";
       for (const QueueAccess& a : list) {
-        s += "          - {epoch: " + std::to_string(a.epoch) + ", op: " + scalar(a.op);
+        s += "          - {epoch: " + std::to_string(a.epoch) + ", op: " + support::yamlScalar(a.op);
         if (a.input >= 0) s += ", input: " + std::to_string(a.input);
         if (a.gradient) s += ", gradient: true";
         s += ", cores: " + cores(a.cores) + "}\n";

@@ -2,6 +2,7 @@
 // from the files its net2pipe writes, ../shared/corpus/anchor-artifacts):
 // a reader that knows BUDA's files sees the same shape in ours.
 #include "pipe/pipegen_yaml_writer.hpp"
+#include "support/text_format.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,45 +11,6 @@
 namespace tessera::pipe {
 
 namespace {
-
-// A YAML scalar: plain when a YAML 1.1/1.2 reader cannot misread it, else
-// double-quoted.
-std::string scalar(const std::string& s) {
-  bool plain = !s.empty();
-  for (char ch : s)
-    plain &= (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-             ch == '.' || ch == '/' || ch == '-';
-  if (plain) {
-    static const char* const kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"};
-    std::string lower;
-    for (char ch : s) lower += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-    for (const char* w : kSpecial) plain &= lower != w;
-    bool numeric = true;
-    for (char ch : s) numeric &= (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
-    plain &= !numeric && s.front() != '-' && s.front() != '.';
-  }
-  if (plain) return s;
-  std::string q = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      q += '\\';
-      q += static_cast<char>(ch);
-    } else if (ch < 0x20 || ch == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", ch);
-      q += buf;
-    } else {
-      q += static_cast<char>(ch);
-    }
-  }
-  return q + "\"";
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string flag(bool b) { return b ? "1" : "0"; }
 
@@ -139,8 +101,8 @@ void writeBuffer(std::string& s, const Buffer& b) {
   s += "---\nbuffer_" + std::to_string(b.uniqid) + ":" + commentSuffix(b.comment) + "\n";
   FieldWriter w(s, b.extra);
   const Family fam = familyOf(b);
-  w.put("md_op_name", scalar(b.mdOpName));
-  w.put("buffer_type", scalar(bufferTypeName(b)));
+  w.put("md_op_name", support::yamlScalar(b.mdOpName));
+  w.put("buffer_type", support::yamlScalar(bufferTypeName(b)));
   w.put("id", std::to_string(b.id));
   w.put("uniqid", std::to_string(b.uniqid));
   w.put("epoch_tiles", std::to_string(b.epochTiles));
@@ -169,7 +131,7 @@ void writeBuffer(std::string& s, const Buffer& b) {
   if (fam == Family::Dram || fam == Family::Intermediate) w.passthrough("dram_prefetch_incoming_noc_id", "0");
   w.put("dram_chan", std::to_string(b.dramChan));
   w.put("dram_sub_chan", std::to_string(b.dramSubChan));
-  w.put("dram_addr", b.dramAddr == 0 ? "0" : hex(b.dramAddr));
+  w.put("dram_addr", b.dramAddr == 0 ? "0" : support::hexLiteral(b.dramAddr));
   w.put("q_slots", std::to_string(b.qSlots));
   w.put("dram_io_flag", flag(b.dramIoFlag));
   w.put("dram_io_allow_overwrite", flag(b.dramIoAllowOverwrite));
@@ -204,7 +166,7 @@ void writeBuffer(std::string& s, const Buffer& b) {
   w.passthrough("is_post_tm_relay_buf");
   // Tessera additions last.
   if (b.paddingValue) w.put("padding_value", real(*b.paddingValue));
-  if (b.dataFormat) w.put("data_format", scalar(*b.dataFormat));
+  if (b.dataFormat) w.put("data_format", support::yamlScalar(*b.dataFormat));
   w.rest();
 }
 
@@ -263,7 +225,7 @@ std::string bufferTypeName(const Buffer& b) {
 }
 
 std::string writePipegenYaml(const PipegenYaml& doc) {
-  std::string s = "graph_name: " + scalar(doc.graphName) + "\n";
+  std::string s = "graph_name: " + support::yamlScalar(doc.graphName) + "\n";
   s.reserve(doc.buffers.size() * 1400 + doc.pipes.size() * 600);
   for (const Buffer& b : doc.buffers) writeBuffer(s, b);
   for (const Pipe& p : doc.pipes) writePipe(s, p);

@@ -1,6 +1,7 @@
 // blob.yaml writer. Field order within a phase: phase_id first, then the
 // fields alphabetically, as the BUDA backend's pipegen2 writes them.
 #include "pipegen/blob_yaml_writer.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,12 +16,6 @@ std::string streamKey(const blob::StreamName& n) {
 }
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 const char* boolText(bool b) { return b ? "true" : "false"; }
 
@@ -69,7 +64,7 @@ private:
 void writePhase(std::string& out, const blob::StreamPhase& ph) {
   out += "    phase_id: " + std::to_string(ph.phaseId) + "\n";
   Fields f;
-  f.add("buf_addr", hex(ph.bufAddr));
+  f.add("buf_addr", support::hexLiteral(ph.bufAddr));
   if (ph.bufId) f.add("buf_id", std::to_string(ph.bufId));
   f.add("buf_size", std::to_string(ph.bufSize));
   f.add("msg_size", std::to_string(ph.msgSize));
@@ -89,7 +84,7 @@ void writePhase(std::string& out, const blob::StreamPhase& ph) {
     f.add("dram_padding", "true");
     f.add("padding_value", real(ph.paddingValue));
   } else if (ph.dramInput || ph.dramOutput || ph.dramBufNocAddr) {
-    f.add("dram_buf_noc_addr", hex(ph.dramBufNocAddr));
+    f.add("dram_buf_noc_addr", support::hexLiteral(ph.dramBufNocAddr));
     f.add("dram_ram", boolText(ph.dramRam));
   }
   f.add("incoming_data_noc", std::to_string(ph.incomingDataNoc));
@@ -116,7 +111,7 @@ void writePhase(std::string& out, const blob::StreamPhase& ph) {
 void writeDramIo(std::string& out, const blob::DramIo& io) {
   out += "    " + std::to_string(io.index) + ":\n";
   Fields f;
-  f.add("dram_buf_noc_addr", hex(io.dramBufNocAddr));
+  f.add("dram_buf_noc_addr", support::hexLiteral(io.dramBufNocAddr));
   f.add("dram_buf_size_bytes", std::to_string(io.dramBufSizeBytes));
   f.add("dram_buf_size_q_slots", std::to_string(io.dramBufSizeQSlots));
   f.add("dram_buf_size_tiles", std::to_string(io.dramBufSizeTiles));

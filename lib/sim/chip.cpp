@@ -1,6 +1,7 @@
 #include "sim/chip.hpp"
 
 #include "sim/firmware.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,18 +13,12 @@ namespace c = contract;
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // The per-thread lines of a core's report (as TensixCore's own hang report).
 std::string threadLines(const CoreRunResult& r, const std::string& indent) {
   std::string s;
   for (const HartReport& h : r.harts) {
     if (h.state == HartState::Absent) continue;
-    s += "\n" + indent + threadLabel(h.thread) + " pc " + hex(h.pc) + ": ";
+    s += "\n" + indent + threadLabel(h.thread) + " pc " + support::hexLiteral(h.pc) + ": ";
     switch (h.state) {
     case HartState::Done: s += "done (exit " + std::to_string(h.exitCode) + ")"; break;
     case HartState::Stalled:

@@ -1,6 +1,7 @@
 #include "sim/firmware.hpp"
 
 #include "device/device_contract.h"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,11 +12,6 @@ namespace tessera::sim {
 namespace c = contract;
 
 namespace {
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 }  // namespace
 
 bool hasOverlayBlob(const TensixCore& core) {
@@ -63,8 +59,8 @@ bool loadOverlayHex(TensixCore& core, const std::vector<blob::HexSegment>& segme
   for (const blob::HexSegment& seg : segments) {
     const uint64_t begin = uint64_t{seg.wordAddress} * 4, end = begin + seg.words.size() * 4;
     if (begin < lo || end > hi) {
-      error = "core '" + core.name() + "': blob words [" + hex(begin) + ", " + hex(end) +
-              ") (byte addresses) are outside the overlay region [" + hex(lo) + ", " + hex(hi) + ")";
+      error = "core '" + core.name() + "': blob words [" + support::hexLiteral(begin) + ", " + support::hexLiteral(end) +
+              ") (byte addresses) are outside the overlay region [" + support::hexLiteral(lo) + ", " + support::hexLiteral(hi) + ")";
       return false;
     }
   }

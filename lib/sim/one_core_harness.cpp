@@ -2,6 +2,7 @@
 
 #include "netlist/enums.hpp"
 #include "support/yaml.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -16,12 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint32_t kBufferAlign = 32;  // operand buffers start on 32-byte boundaries, as pipegen places them
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 uint32_t formatTileSize(c::DataFormatCode f) {
   static_assert(static_cast<uint32_t>(netlist::DataFormat::RawUInt32) == c::kRawUInt32,
@@ -101,9 +96,9 @@ bool OneCoreHarness::setup(std::vector<HarnessOperand> operands, const c::EpochI
     if (!op.address) continue;
     const uint64_t end = uint64_t{*op.address} + uint64_t{op.capacityTiles} * op.tileSizeBytes;
     if (*op.address < c::kDataBufferBase || end > l1End || *op.address % 16 != 0) {
-      error = operandText(op.id) + ": buffer [" + hex(*op.address) + ", " + hex(end) +
-              ") is not 16-byte aligned inside the data buffer area [" + hex(c::kDataBufferBase) + ", " +
-              hex(l1End) + ")";
+      error = operandText(op.id) + ": buffer [" + support::hexLiteral(*op.address) + ", " + support::hexLiteral(end) +
+              ") is not 16-byte aligned inside the data buffer area [" + support::hexLiteral(c::kDataBufferBase) + ", " +
+              support::hexLiteral(l1End) + ")";
       return false;
     }
     used.emplace_back(*op.address, end);
@@ -115,8 +110,8 @@ bool OneCoreHarness::setup(std::vector<HarnessOperand> operands, const c::EpochI
     const uint64_t end = next + uint64_t{op.capacityTiles} * op.tileSizeBytes;
     if (end > l1End) {
       error = operandText(op.id) + ": " + std::to_string(op.capacityTiles) + " tiles of " +
-              std::to_string(op.tileSizeBytes) + " bytes do not fit in L1 (needs up to " + hex(end) +
-              ", L1 ends at " + hex(l1End) + ")";
+              std::to_string(op.tileSizeBytes) + " bytes do not fit in L1 (needs up to " + support::hexLiteral(end) +
+              ", L1 ends at " + support::hexLiteral(l1End) + ")";
       return false;
     }
     op.address = static_cast<uint32_t>(next);

@@ -2,6 +2,7 @@
 
 #include "device/device_contract.h"
 #include "sim/tensix_core.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -14,12 +15,6 @@ using blob::StreamName;
 using blob::StreamPhase;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 bool isOperandStream(uint32_t id) { return id >= blob::kOperandStreamBase && id < blob::kOperandStreamEnd; }
 
@@ -215,15 +210,15 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                         std::to_string(p.msgSize));
       if (p.bufAddr < c::kDataBufferBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
         return fail("l1-overflow", bs,
-                    ph + "buffer [" + hex(p.bufAddr) + ", " + hex(uint64_t{p.bufAddr} + p.bufSize) +
-                        ") is outside the data buffer area of L1 [" + hex(c::kDataBufferBase) + ", " + hex(l1End) +
+                    ph + "buffer [" + support::hexLiteral(p.bufAddr) + ", " + support::hexLiteral(uint64_t{p.bufAddr} + p.bufSize) +
+                        ") is outside the data buffer area of L1 [" + support::hexLiteral(c::kDataBufferBase) + ", " + support::hexLiteral(l1End) +
                         ")");
       if (s->operand >= 0 && i > 0) {
         const StreamPhase& f = s->phases.front();
         if (p.bufAddr != f.bufAddr || p.bufSize != f.bufSize || p.msgSize != f.msgSize)
           return fail("bad-stream-config", bs,
                       ph + "an operand stream keeps one buffer (the kernel's operand table), but this phase moves "
-                           "it from " + hex(f.bufAddr) + " to " + hex(p.bufAddr));
+                           "it from " + support::hexLiteral(f.bufAddr) + " to " + support::hexLiteral(p.bufAddr));
       }
       if (p.srcPeriodTiles > 0 && (p.sourceEndpoint || p.dramInput)) {
         if (uint64_t{p.srcTileOffset} + p.numMsgs > p.srcPeriodTiles)
@@ -243,7 +238,7 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
       if (p.dramInput || p.dramOutput) {
         if (!decodeDramNocAddress(soc_, p.dramBufNocAddr))
           return fail("dram-address", bs,
-                      ph + "dram_buf_noc_addr " + hex(p.dramBufNocAddr) + " names no DRAM channel of " + soc_.name);
+                      ph + "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel of " + soc_.name);
         if (p.dramBufSizeTiles == 0) return fail("bad-stream-config", bs, ph + "dram_buf_size_tiles is 0");
       }
       produces |= p.sourceEndpoint;
@@ -316,7 +311,7 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
     if (cur->nocAddr == p.dramBufNocAddr && cur->reader == p.dramInput) return cur.get();
   const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, p.dramBufNocAddr);
   if (!loc) {
-    setFault(s, "dram-address", "dram_buf_noc_addr " + hex(p.dramBufNocAddr) + " names no DRAM channel");
+    setFault(s, "dram-address", "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel");
     return nullptr;
   }
   const QueueHeader h = readQueueHeader(dram_, loc->channel, loc->address);
@@ -331,15 +326,15 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
   cur->entryBytes = uint64_t{p.dramBufSizeTiles} * p.msgSize;
   if (cur->slots == 0) {
     setFault(s, "bad-stream-config",
-             "the DRAM buffer at channel " + std::to_string(loc->channel) + " address " + hex(loc->address) +
+             "the DRAM buffer at channel " + std::to_string(loc->channel) + " address " + support::hexLiteral(loc->address) +
                  " has 0 slots (header slots and dram_buf_size_q_slots are both 0)");
     return nullptr;
   }
   const uint64_t end = kQueueHeaderBytes + uint64_t{cur->slots} * cur->entryBytes;
   if (!dram_.inRange(loc->channel, loc->address, end)) {
     setFault(s, "dram-address",
-             "the DRAM buffer [" + hex(loc->address) + ", " + hex(loc->address + end) + ") of channel " +
-                 std::to_string(loc->channel) + " ends past the channel's " + hex(dram_.channelBytes()) + " bytes");
+             "the DRAM buffer [" + support::hexLiteral(loc->address) + ", " + support::hexLiteral(loc->address + end) + ") of channel " +
+                 std::to_string(loc->channel) + " ends past the channel's " + support::hexLiteral(dram_.channelBytes()) + " bytes");
     return nullptr;
   }
   if (cur->reader) {
@@ -507,7 +502,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
     if (!dram_.read(ch, src, l1.subspan(dst, r.msgSize))) {
       setFault(s, "dram-address", "read of " + std::to_string(r.msgSize) + " bytes at channel " + std::to_string(ch) +
-                                      " address " + hex(src) + " is outside the channel");
+                                      " address " + support::hexLiteral(src) + " is outside the channel");
       return true;
     }
     const uint32_t hops = nocHops(p.incomingDataNoc & 1, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
@@ -630,7 +625,7 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
     const uint8_t* src = l1.data() + r.base + (k % r.slots) * r.msgSize;
     if (!dram_.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
       setFault(s, "dram-address", "write of " + std::to_string(r.msgSize) + " bytes at channel " +
-                                      std::to_string(ch) + " address " + hex(dst) + " is outside the channel");
+                                      std::to_string(ch) + " address " + support::hexLiteral(dst) + " is outside the channel");
       return true;
     }
     if (++cur.tile == cur.tilesPerEntry) {
@@ -712,7 +707,7 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
       const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
       if (!dram_.read(cur.loc.channel, src, l1.subspan(dst, r.msgSize))) {
         setFault(s, "dram-address", "prologue read at channel " + std::to_string(cur.loc.channel) + " address " +
-                                        hex(src) + " is outside the channel");
+                                        support::hexLiteral(src) + " is outside the channel");
         return 0;
       }
       channelTime[cur.loc.channel] += dramTransferCycles(model_.dram, r.msgSize);
@@ -788,7 +783,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   if (!s.entered) {
     if (s.ring) {
       const Ring& r = *s.ring;
-      why.push_back("its previous buffer at " + hex(r.base) + " to drain (" +
+      why.push_back("its previous buffer at " + support::hexLiteral(r.base) + " to drain (" +
                     std::to_string(r.reserved - std::min(r.reserved, ringFreed(r))) + " tiles not yet sent)");
     } else {
       why.push_back("to start the phase");
@@ -843,7 +838,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
       const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
       if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots))
         why.push_back("DRAM data: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
-                      hex(cur.loc.address) + " holds no entry at pointer " + std::to_string(ptr) + " (rd_ptr " +
+                      support::hexLiteral(cur.loc.address) + " holds no entry at pointer " + std::to_string(ptr) + " (rd_ptr " +
                       std::to_string(h.rdPtr) + ", wr_ptr " + std::to_string(h.wrPtr) + ", " +
                       std::to_string(cur.slots) + " slots)");
     }
@@ -894,7 +889,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
     const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
     if (queueOccupancy(h.rdPtr, h.wrPtr, cur.slots) >= cur.slots)
       why.push_back("DRAM space: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
-                    hex(cur.loc.address) + " is full (rd_ptr " + std::to_string(h.rdPtr) + ", wr_ptr " +
+                    support::hexLiteral(cur.loc.address) + " is full (rd_ptr " + std::to_string(h.rdPtr) + ", wr_ptr " +
                     std::to_string(h.wrPtr) + ", " + std::to_string(cur.slots) + " slots)");
   }
   if (sending && next >= valid && !p.sourceEndpoint && why.empty())

@@ -2,6 +2,7 @@
 
 #include "device/arch_params.hpp"
 #include "sim/coprocessor.hpp"  // copFaultName
+#include "support/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,12 +23,6 @@ constexpr uint16_t kRiscvMachine = 243;
 // Harts may not write any thread's code: the decode caches rely on it.
 constexpr uint32_t kCodeBegin = c::kTrisc0CodeBase;
 constexpr uint32_t kCodeEnd = c::kTrisc2CodeBase + c::kTrisc2CodeSize;
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 const char* semaphoreName(uint32_t s) {
   switch (s) {
@@ -209,25 +204,25 @@ bool TensixCore::loadProgram(Thread t, const elf::Image& image, std::string& err
   const Region code = codeRegion(t);
   const Region local{c::kLocalMemBase, c::kLocalMemSize};
   auto regionText = [&] {
-    return "its code region [" + hex(code.base) + ", " + hex(uint64_t{code.base} + code.size) +
-           ") and local memory [" + hex(local.base) + ", " + hex(uint64_t{local.base} + local.size) + ")";
+    return "its code region [" + support::hexLiteral(code.base) + ", " + support::hexLiteral(uint64_t{code.base} + code.size) +
+           ") and local memory [" + support::hexLiteral(local.base) + ", " + support::hexLiteral(uint64_t{local.base} + local.size) + ")";
   };
   // Validate everything first: no partial loads.
   for (const elf::Segment& seg : image.segments) {
     if (seg.memSize == 0) continue;
     if (seg.bytes.size() > seg.memSize) {
-      error = who + ": segment at " + hex(seg.vaddr) + " has more file bytes than memory bytes";
+      error = who + ": segment at " + support::hexLiteral(seg.vaddr) + " has more file bytes than memory bytes";
       return false;
     }
     if (!code.contains(seg.vaddr, seg.memSize) && !local.contains(seg.vaddr, seg.memSize)) {
-      error = who + ": segment [" + hex(seg.vaddr) + ", " + hex(uint64_t{seg.vaddr} + seg.memSize) +
+      error = who + ": segment [" + support::hexLiteral(seg.vaddr) + ", " + support::hexLiteral(uint64_t{seg.vaddr} + seg.memSize) +
               ") is outside " + regionText();
       return false;
     }
   }
   if (!code.contains(image.entry, 4) || image.entry % 4 != 0) {
-    error = who + ": entry point " + hex(image.entry) + " is not in its code region [" + hex(code.base) + ", " +
-            hex(uint64_t{code.base} + code.size) + ")";
+    error = who + ": entry point " + support::hexLiteral(image.entry) + " is not in its code region [" + support::hexLiteral(code.base) + ", " +
+            support::hexLiteral(uint64_t{code.base} + code.size) + ")";
     return false;
   }
   std::fill_n(l1_.begin() + code.base, code.size, uint8_t{0});
@@ -470,7 +465,7 @@ CoreRunResult TensixCore::finish(CoreStop stop, std::optional<CoreFault> fault) 
         s += ": no program";
         continue;
       }
-      s += " pc " + hex(h.pc) + ": ";
+      s += " pc " + support::hexLiteral(h.pc) + ": ";
       switch (h.state) {
       case HartState::Done: s += "done (exit " + std::to_string(h.exitCode) + ")"; break;
       case HartState::Stalled:
@@ -490,24 +485,24 @@ CoreRunResult TensixCore::finish(CoreStop stop, std::optional<CoreFault> fault) 
   case CoreStop::Fault: {
     const CoreFault& f = *r.fault;
     const Fault& d = f.detail;
-    r.message = core + ": " + f.category + " in thread " + threadLabel(f.thread) + " at pc " + hex(d.pc);
+    r.message = core + ": " + f.category + " in thread " + threadLabel(f.thread) + " at pc " + support::hexLiteral(d.pc);
     if (f.category == "coprocessor-fault") {
       const uint32_t word = harts_[f.thread]->reg((d.word >> 20) & 31);
-      r.message += ": " + std::string(copFaultName(d.code)) + " (pushed word " + hex(word) + ")";
+      r.message += ": " + std::string(copFaultName(d.code)) + " (pushed word " + support::hexLiteral(word) + ")";
     } else if (f.category == "no-coprocessor") {
       r.message += ": store to the coprocessor instruction port, but no coprocessor is attached";
     } else if (f.category == "breakpoint") {
       r.message += ": ebreak";
     } else if (d.kind == FaultKind::IllegalInstruction) {
-      r.message += ": instruction word " + hex(d.word);
+      r.message += ": instruction word " + support::hexLiteral(d.word);
     } else if (d.kind == FaultKind::MisalignedFetch) {
-      r.message += ": jump target " + hex(d.address);
+      r.message += ": jump target " + support::hexLiteral(d.address);
     } else if (d.kind == FaultKind::FetchAccessFault) {
       const Region code = codeRegion(f.thread);
-      r.message += ": outside the thread's code region [" + hex(code.base) + ", " +
-                   hex(uint64_t{code.base} + code.size) + ")";
+      r.message += ": outside the thread's code region [" + support::hexLiteral(code.base) + ", " +
+                   support::hexLiteral(uint64_t{code.base} + code.size) + ")";
     } else {
-      r.message += ": address " + hex(d.address);
+      r.message += ": address " + support::hexLiteral(d.address);
       if (d.address >= c::kMmioBase && d.address - c::kMmioBase < c::kMmioSize)
         r.message += " (" + mmioRegisterName(d.address) + ")";
       if (d.kind == FaultKind::CodeWrite) r.message += " (code regions are read-only while the core runs)";
