@@ -6,16 +6,70 @@
 # distinct by its input count. Record the figures in docs/performance.md.
 #
 #   scripts/bench-hlkc.sh [N] [JOBS]      (defaults: 24 kernels, -j nproc)
+#   scripts/bench-hlkc.sh --corpus DIR [JOBS]
+#
+# --corpus: every kernel of every netlist under DIR that net2hlks generates
+# (netlists it rejects are skipped and counted), compiled cold into an empty
+# cache and then warm; the warm run must be all cache hits (the script fails
+# otherwise).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 tool="$build/tools/hlkc/hlkc"
+corpus=""
+if [ "${1:-}" = --corpus ]; then corpus="$2"; shift 2; fi
 n="${1:-24}"
 jobs="${2:-$(nproc)}"
+[ -n "$corpus" ] && jobs="${1:-$(nproc)}"
 [ -x "$tool" ] || { echo "bench-hlkc: build first (ninja -C $build hlkc)" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+if [ -n "$corpus" ]; then
+  net2hlks="$build/tools/net2hlks/net2hlks"
+  [ -x "$net2hlks" ] || { echo "bench-hlkc: build net2hlks first" >&2; exit 2; }
+  generated=0 skipped=0
+  declare -A dirs=([grayskull]="" [wormhole_b0]="")
+  i=0
+  while IFS= read -r -d '' f; do
+    i=$((i + 1))
+    out="$work/corpus/$i"
+    if "$net2hlks" --no-warnings --max-errors 1 "$f" -o "$out" >/dev/null 2>&1; then
+      generated=$((generated + 1))
+      arch="$(sed -n 's/^arch: //p' "$out/manifest.yaml")"
+      # Kernel texts do not depend on the arch; hlkc links for these two.
+      [ "$arch" = grayskull ] || arch=wormhole_b0
+      for k in "$out"/kernels/*; do dirs[$arch]+="$k"$'\n'; done
+    else
+      skipped=$((skipped + 1))
+    fi
+  done < <(find "$corpus" -name '*.yaml' -print0 | sort -z)
+  find "$work" -type f -exec touch -d 2020-01-01 {} +
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB"
+  echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min)"
+  echo "corpus:  $generated netlists generated, $skipped rejected by net2hlks or check"
+  for pass in cold warm; do
+    total_wall=0 total_cpu=0 summaries=""
+    for arch in grayskull wormhole_b0; do
+      mapfile -t ks < <(printf '%s' "${dirs[$arch]}" | sed '/^$/d')
+      [ "${#ks[@]}" -gt 0 ] || continue
+      [ "$pass" = warm ] && for k in "${ks[@]}"; do rm -f "$k"/*.elf; done
+      /usr/bin/time -o "$work/time.txt" -f '%e %U %S' "$tool" -j "$jobs" --arch "$arch" --cache-dir "$work/cache" "${ks[@]}" > "$work/summary.txt"
+      read -r wall user sys < "$work/time.txt"
+      total_wall="$(awk -v a="$total_wall" -v b="$wall" 'BEGIN{print a + b}')"
+      total_cpu="$(awk -v a="$total_cpu" -v b="$user" -v c="$sys" 'BEGIN{print a + b + c}')"
+      summaries+="$arch: $(cat "$work/summary.txt"); "
+      if [ "$pass" = warm ]; then
+        objects="$(sed -n 's/.* \([0-9]*\) objects.*/\1/p' "$work/summary.txt")"
+        hits="$(sed -n 's/.* \([0-9]*\) cache hits.*/\1/p' "$work/summary.txt")"
+        [ "$objects" = "$hits" ] || { echo "bench-hlkc: warm run compiled $((objects - hits)) objects ($arch)" >&2; exit 1; }
+      fi
+    done
+    printf '%-5s %8.2f s wall %8.2f s CPU   %s\n' "$pass" "$total_wall" "$total_cpu" "$summaries"
+  done
+  exit 0
+fi
 samples=(eltwise_add datacopy matmul)
 for i in $(seq "$n"); do
   s="${samples[$(( (i - 1) % 3 ))]}"

@@ -7,7 +7,9 @@
 # STAGE: check   netlist-check (parse + validate against the netlist's first arch,
 #                or --arch, or with --all-archs every arch the netlist lists)
 #        golden  loader --target golden: runs every program to completion on the
-#                host reference model (netlists check rejects are REJECTED, not run)
+#                host reference model (netlists check rejects are REJECTED, not run),
+#                with the loader arguments scripts/conformance-runs.txt gives the
+#                netlists whose test driver fixes the program order
 #        kernels net2hlks: the kernel of every op into a scratch directory, then
 #                hlkc on every kernel when $build/tools/hlkc/hlkc exists (or
 #                $HLKC; HLKC= skips it) (netlists check rejects are REJECTED,
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -141,6 +143,15 @@ first_error() {
   echo "${rule:-error} $1: $msg"
 }
 
+# The loader arguments scripts/conformance-runs.txt gives a netlist (empty: none).
+runs_for() {
+  local suffix args
+  while read -r suffix args; do
+    case "$suffix" in ''|'#'*) continue ;; esac
+    case "$1" in *"$suffix") printf '%s\n' "$args"; return 0 ;; esac
+  done < "$root/scripts/conformance-runs.txt"
+}
+
 while IFS= read -r -d '' file; do
   if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
@@ -155,7 +166,9 @@ while IFS= read -r -d '' file; do
     elif [ "$stage" = pipes ]; then
       run_pipes "$file"
     else
-      timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+      run_args=()
+      read -r -a run_args <<<"$(runs_for "$file")" || true
+      timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "${run_args[@]}" "$file" >/dev/null 2>"$log"
     fi
   else
     timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"

@@ -97,33 +97,18 @@ bool writeIfChanged(const std::string& path, const std::string& content, std::st
 
 int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  std::optional<Arch> requested;
-  if (!parseArchOption(opts.arch, kTool, err, requested)) return 2;
-  DeviceCache devices;
-  if (!opts.device.empty())
-    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
-
-  std::string readError;
-  auto text = readFile(opts.input, readError);
-  if (!text) {
-    err << opts.input << ": error: cannot read netlist: " << readError << "\n";
-    return 1;
-  }
-  SourceBuffer source(opts.input, std::move(*text));
-  DiagnosticEngine diags;
-  std::optional<Netlist> nl = parseNetlist(source, diags);
-  std::optional<ValidationTarget> target;
-  if (nl) {
-    // The target as netlist-check picks it.
-    target = chooseTarget(*nl, requested, devices, diags);
-    if (target) validateNetlist(*nl, *target, diags);
-  }
-  if (printDiagnostics(err, source, diags, print) > 0 || !nl || !target) return 1;
+  int exitCode = 0;
+  std::optional<CheckedNetlist> checked =
+      loadCheckedNetlist(opts.input, opts.arch, opts.device, kTool, print, err, exitCode);
+  if (!checked) return exitCode;
+  const SourceBuffer& source = *checked->source;
+  const Netlist& nl = checked->netlist;
+  const ValidationTarget& target = checked->target;
 
   // The selection must name something.
   if (!opts.selection.graph.empty()) {
     bool found = false;
-    for (const Graph& g : nl->graphs) found |= g.name == opts.selection.graph;
+    for (const Graph& g : nl.graphs) found |= g.name == opts.selection.graph;
     if (!found) {
       err << kTool << ": error: --graph '" << opts.selection.graph << "': no such graph in " << opts.input << "\n";
       return 2;
@@ -131,7 +116,7 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
   }
   if (!opts.selection.op.empty()) {
     bool found = false;
-    for (const Graph& g : nl->graphs)
+    for (const Graph& g : nl.graphs)
       for (const Op& op : g.ops)
         found |= op.name == opts.selection.op && (opts.selection.graph.empty() || g.name == opts.selection.graph);
     if (!found) {
@@ -143,10 +128,10 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
 
   Generation gen;
   gen.netlist = std::filesystem::path(opts.input).filename().string();
-  gen.arch = std::string(archName(target->arch));
-  gen.device = target->device->name;
+  gen.arch = std::string(archName(target.arch));
+  gen.device = target.device->name;
   DiagnosticEngine genDiags;
-  bool ok = generateKernels(*nl, *target, opts.selection, genDiags, gen);
+  bool ok = generateKernels(nl, target, opts.selection, genDiags, gen);
   if (printDiagnostics(err, source, genDiags, print) > 0 || !ok) return 1;
 
   // Files: every kernel first, the manifest last (a reader that finds the
@@ -177,7 +162,7 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
   }
   if (!opts.depfile.empty()) {
     std::string deps = escapeMakeWord(manifest) + ": " + escapeMakeWord(opts.input);
-    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
+    if (!checked->devices->explicitFile().empty()) deps += " " + escapeMakeWord(checked->devices->explicitFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

@@ -1,6 +1,7 @@
 #include "netlist/target.hpp"
 
 #include "netlist/driver.hpp"
+#include "netlist/parser.hpp"
 #include "support/file_io.hpp"
 
 namespace tessera::netlist {
@@ -63,6 +64,40 @@ std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Ar
                 "netlist is not for arch '" + std::string(archName(arch)) + "': devices.arch lists " + listedArchs(nl))
         .note("the target comes from " + std::string(devices.explicitDevice() ? "--device" : "--arch"));
   return ValidationTarget{arch, device};
+}
+
+std::optional<CheckedNetlist> loadCheckedNetlist(const std::string& path, const std::string& arch,
+                                                 const std::string& device, const std::string& tool,
+                                                 const PrintOptions& print, std::ostream& err, int& exitCode) {
+  std::optional<Arch> requested;
+  if (!parseArchOption(arch, tool, err, requested)) {
+    exitCode = 2;
+    return std::nullopt;
+  }
+  auto devices = std::make_unique<DeviceCache>();
+  if (!device.empty())
+    if (int rc = devices->loadExplicit(device, tool, err, print)) {
+      exitCode = rc;
+      return std::nullopt;
+    }
+  exitCode = 1;
+  std::string readError;
+  std::optional<std::string> text = readFile(path, readError);
+  if (!text) {
+    err << path << ": error: cannot read netlist: " << readError << "\n";
+    return std::nullopt;
+  }
+  auto source = std::make_unique<SourceBuffer>(path, std::move(*text));
+  DiagnosticEngine diags;
+  std::optional<Netlist> nl = parseNetlist(*source, diags);
+  std::optional<ValidationTarget> target;
+  if (nl) {
+    target = chooseTarget(*nl, requested, *devices, diags);
+    if (target) validateNetlist(*nl, *target, diags);
+  }
+  if (printDiagnostics(err, *source, diags, print) > 0 || !nl || !target) return std::nullopt;
+  exitCode = 0;
+  return CheckedNetlist{std::move(devices), std::move(source), std::move(*nl), *target};
 }
 
 } // namespace tessera::netlist

@@ -6,6 +6,7 @@
 #include "netlist/model.hpp"
 #include "netlist/validator.hpp"
 #include "support/diagnostics.hpp"
+#include "support/source.hpp"
 
 #include <map>
 #include <memory>
@@ -51,5 +52,21 @@ std::string listedArchs(const Netlist& nl);
 // arch and none was requested (the parser has reported that already).
 std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Arch> requested, DeviceCache& devices,
                                              DiagnosticEngine& diags);
+
+// A netlist read, parsed and validated against its target exactly as
+// netlist-check does: the start of every stage that reads a netlist.
+struct CheckedNetlist {
+  std::unique_ptr<DeviceCache> devices; // owns the target's descriptor
+  std::unique_ptr<SourceBuffer> source; // later stages' diagnostics point into it
+  Netlist netlist;
+  ValidationTarget target;
+};
+
+// Reads `path`; `arch` and `device` are the tool's --arch/--device values
+// (empty: not given). Diagnostics are printed to `err`. On failure returns
+// nullopt and sets exitCode: 1 the input is bad, 2 a usage error.
+std::optional<CheckedNetlist> loadCheckedNetlist(const std::string& path, const std::string& arch,
+                                                 const std::string& device, const std::string& tool,
+                                                 const PrintOptions& print, std::ostream& err, int& exitCode);
 
 } // namespace tessera::netlist

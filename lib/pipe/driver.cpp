@@ -101,38 +101,17 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
 
 int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  std::optional<Arch> requested;
-  if (!opts.arch.empty()) {
-    requested = parseArch(opts.arch);
-    if (!requested) {
-      err << kTool << ": error: unknown --arch '" << opts.arch
-          << "' (expected grayskull, wormhole, wormhole_b0 or blackhole)\n";
-      return 2;
-    }
-  }
-  DeviceCache devices;
-  if (!opts.device.empty())
-    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
-
-  std::string readError;
-  auto text = readFile(opts.input, readError);
-  if (!text) {
-    err << opts.input << ": error: cannot read netlist: " << readError << "\n";
-    return 1;
-  }
-  SourceBuffer source(opts.input, std::move(*text));
-  DiagnosticEngine diags;
-  std::optional<Netlist> nl = parseNetlist(source, diags);
-  std::optional<ValidationTarget> target;
-  if (nl) {
-    target = chooseTarget(*nl, requested, devices, diags);
-    if (target) validateNetlist(*nl, *target, diags);
-  }
-  if (printDiagnostics(err, source, diags, print) > 0 || !nl || !target) return 1;
+  int exitCode = 0;
+  std::optional<CheckedNetlist> checked =
+      loadCheckedNetlist(opts.input, opts.arch, opts.device, kTool, print, err, exitCode);
+  if (!checked) return exitCode;
+  const SourceBuffer& source = *checked->source;
+  const Netlist& nl = checked->netlist;
+  const ValidationTarget& target = checked->target;
 
   Compilation comp;
   DiagnosticEngine buildDiags;
-  const bool ok = compileNetlist(*nl, *target, buildDiags, comp);
+  const bool ok = compileNetlist(nl, target, buildDiags, comp);
   if (printDiagnostics(err, source, buildDiags, print) > 0 || !ok) return 1;
 
   // Every epoch's file first, the index last: a reader that finds the index
@@ -157,14 +136,14 @@ int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& er
   std::filesystem::create_directories(outDir, ec);
   const std::string index = (outDir / "epochs.yaml").string();
   const std::string name = std::filesystem::path(opts.input).filename().string();
-  if (!writeFileAtomic(index, epochsIndexYaml(comp, name, std::string(archName(target->arch)), target->device->name),
+  if (!writeFileAtomic(index, epochsIndexYaml(comp, name, std::string(archName(target.arch)), target.device->name),
                        writeError)) {
     err << index << ": error: cannot write: " << writeError << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
     std::string deps = escapeMakeWord(index) + ": " + escapeMakeWord(opts.input);
-    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
+    if (!checked->devices->explicitFile().empty()) deps += " " + escapeMakeWord(checked->devices->explicitFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;
