@@ -96,6 +96,20 @@ struct PendingPipe {
   const Op* op = nullptr;         // consumer op (op input) or producer op (queue write)
   int input = -1;                 // op input index; -1 for a queue write
   bool toDram = false;
+  // A time-multiplexed pipe (nested output_list): the destinations of each
+  // time slot, the first slot being `outputs`; empty for a plain pipe.
+  std::vector<std::vector<uint32_t>> slots;
+  size_t slotCount() const { return slots.empty() ? 1 : slots.size(); }
+  bool multicast() const {
+    if (slots.empty()) return outputs.size() > 1;
+    return std::any_of(slots.begin(), slots.end(), [](const auto& s) { return s.size() > 1; });
+  }
+  std::vector<uint32_t> allOutputs() const {
+    if (slots.empty()) return outputs;
+    std::vector<uint32_t> all;
+    for (const auto& s : slots) all.insert(all.end(), s.begin(), s.end());
+    return all;
+  }
 };
 
 class EpochBuilder {
@@ -123,6 +137,7 @@ public:
     }
     checkUnconsumed();
     if (!ok_) return false;
+    timeMultiplex();
     finish();
     checkResources();
     if (!ok_) return false;
@@ -676,6 +691,127 @@ private:
     }
   }
 
+  // ------------------------------------------------------------ time multiplexing
+  // Where a pipe's sending stream runs: the source core when all its tiles
+  // come from one core (`single`), else (DRAM, padding, a gather) the first
+  // destination core, or for a DRAM write the first source core.
+  CoreCoord sendingCore(const PendingPipe& p, bool* single = nullptr) const {
+    std::set<uint64_t> srcCores;
+    bool offCore = false;
+    for (const SourceTile& t : p.tiles) {
+      if (bufs_[t.source].place == Buf::Place::Core) srcCores.insert(coreKey(bufs_[t.source].doc.core));
+      else offCore = true;
+    }
+    const bool one = !offCore && srcCores.size() == 1;
+    if (single) *single = one;
+    CoreCoord firstSrc = bufs_[p.tiles.front().source].doc.core;
+    for (const SourceTile& t : p.tiles)
+      if (bufs_[t.source].place == Buf::Place::Core) {
+        firstSrc = bufs_[t.source].doc.core;
+        break;
+      }
+    return p.toDram || one ? firstSrc : bufs_[p.outputs.front()].doc.core;
+  }
+
+  // A core sending more multicasts than it has multicast streams shares
+  // one stream between multicasts that carry the same tiles from its
+  // packer: one pipe whose nested output_list names each multicast as a time
+  // slot (BUDA's time-multiplexed pipe). pipegen sends each pass of the list
+  // whole to the next slot, so every slot receives the same tiles, one slot
+  // after the other: slots must be different consumers none of which waits
+  // for another (one op core reading two slots, or an op downstream of
+  // another's output, would deadlock). Merges the largest sets first, only
+  // until the core fits; checkResources reports what still does not.
+  void timeMultiplex() {
+    const uint32_t limit = sh_.out.limits.mcastStreamsPerCore;
+    std::map<uint64_t, std::vector<size_t>> byCore; // multicast pipes per sending core
+    std::map<uint64_t, uint32_t> count;
+    for (size_t pi = 0; pi < pending_.size(); ++pi) {
+      const PendingPipe& p = pending_[pi];
+      if (p.toDram || !p.multicast()) continue;
+      bool single = false;
+      const uint64_t key = coreKey(sendingCore(p, &single));
+      ++count[key];
+      if (single && p.op) byCore[key].push_back(pi);
+    }
+    std::vector<bool> dropped(pending_.size(), false);
+    for (auto& [key, pis] : byCore) {
+      int64_t excess = static_cast<int64_t>(count[key]) - limit;
+      if (excess <= 0) continue;
+      // Classes of identical tile lists, in order of their first pipe.
+      std::vector<std::vector<size_t>> classes;
+      for (size_t pi : pis) {
+        bool placed = false;
+        for (auto& cl : classes)
+          if (pending_[cl.front()].tiles == pending_[pi].tiles) {
+            cl.push_back(pi);
+            placed = true;
+            break;
+          }
+        if (!placed) classes.push_back({pi});
+      }
+      // Within a class, the slots one stream can serve in turn.
+      std::vector<std::vector<size_t>> sets;
+      for (const auto& cl : classes) {
+        std::vector<size_t> set;
+        for (size_t pi : cl) {
+          bool ok = true;
+          for (size_t other : set) ok &= independentSlots(pending_[other], pending_[pi]);
+          if (ok) set.push_back(pi);
+        }
+        if (set.size() > 1) sets.push_back(std::move(set));
+      }
+      std::stable_sort(sets.begin(), sets.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+      for (const auto& set : sets) {
+        if (excess <= 0) break;
+        // Only as many slots as needed (each slot merged saves one stream).
+        const size_t take = std::min<size_t>(set.size(), static_cast<size_t>(excess) + 1);
+        PendingPipe& first = pending_[set.front()];
+        first.slots.push_back(first.outputs);
+        std::string with;
+        for (size_t k = 1; k < take; ++k) {
+          PendingPipe& other = pending_[set[k]];
+          first.slots.push_back(other.outputs);
+          with += (k > 1 ? ", " : "") + other.op->name + " input " + std::to_string(other.input);
+          dropped[set[k]] = true;
+        }
+        first.comment += "; time-multiplexed, " + std::to_string(take) + " slots, then " + with;
+        excess -= static_cast<int64_t>(take) - 1;
+      }
+    }
+    std::vector<PendingPipe> kept;
+    kept.reserve(pending_.size());
+    for (size_t pi = 0; pi < pending_.size(); ++pi)
+      if (!dropped[pi]) kept.push_back(std::move(pending_[pi]));
+    pending_ = std::move(kept);
+  }
+
+  // Two pipes may be time slots of one pipe when neither destination waits
+  // for the other: different ops, neither downstream of the other in the
+  // epoch, or the same op input on different cores.
+  bool independentSlots(const PendingPipe& a, const PendingPipe& b) {
+    if (a.op == b.op) return a.input == b.input;
+    return !downstream(*a.op).count(b.op) && !downstream(*b.op).count(a.op);
+  }
+
+  // The ops of the epoch that read `op`'s output, directly or through other ops.
+  const std::set<const Op*>& downstream(const Op& op) {
+    auto it = downstream_.find(&op);
+    if (it != downstream_.end()) return it->second;
+    std::set<const Op*> seen;
+    std::vector<const Op*> todo{&op};
+    while (!todo.empty()) {
+      const Op* cur = todo.back();
+      todo.pop_back();
+      for (const Op& other : graph_.ops)
+        for (const Operand& in : other.inputs)
+          if (in.name == cur->name && seen.insert(&other).second) todo.push_back(&other);
+    }
+    return downstream_.emplace(&op, std::move(seen)).first->second;
+  }
+
+  std::map<const Op*, std::set<const Op*>> downstream_;
+
   // ------------------------------------------------------------ finishing
   struct SourceStats {
     int64_t gcd = 0;
@@ -707,6 +843,7 @@ private:
     for (size_t pi = 0; pi < pending_.size(); ++pi) {
       runs[pi] = toRuns(pending_[pi].tiles);
       std::map<uint32_t, int> runCount;
+      for (size_t slot = 0; slot < pending_[pi].slotCount(); ++slot)
       for (const Run& r : runs[pi]) {
         SourceStats& s = stats[r.source];
         s.gcd = gcd64(gcd64(s.gcd, r.start), r.length);
@@ -718,8 +855,9 @@ private:
     // Packer windows: each reading pipe's order of this buffer's tiles.
     for (size_t pi = 0; pi < pending_.size(); ++pi) {
       std::map<uint32_t, std::vector<int64_t>> orders;
-      for (const SourceTile& t : pending_[pi].tiles)
-        if (bufs_[t.source].packer && !stats[t.source].inOrderOnce) orders[t.source].push_back(t.index);
+      for (size_t slot = 0; slot < pending_[pi].slotCount(); ++slot) // each slot re-reads the list
+        for (const SourceTile& t : pending_[pi].tiles)
+          if (bufs_[t.source].packer && !stats[t.source].inOrderOnce) orders[t.source].push_back(t.index);
       for (auto& [h, order] : orders) bufs_[h].window = std::max(bufs_[h].window, reorderWindow(order));
     }
     // Packers read out of order grow to their window; then every core's
@@ -807,10 +945,23 @@ private:
         entrySource.resize(period);
       }
       p.inputList = entries;
-      std::vector<BufferId> outs;
-      for (uint32_t h : pp.outputs) outs.push_back(bufs_[h].doc.uniqid);
-      p.outputList.push_back(outs);
-      const bool mcast = pp.outputs.size() > 1;
+      if (pp.slots.empty()) {
+        std::vector<BufferId> outs;
+        for (uint32_t h : pp.outputs) outs.push_back(bufs_[h].doc.uniqid);
+        p.outputList.push_back(outs);
+      } else {
+        // Pass k goes to slot k % G: R = G x (the list's repeats) passes per
+        // input give every slot the whole list (docs/pipegen-yaml.md).
+        for (const auto& slot : pp.slots) {
+          std::vector<BufferId> outs;
+          for (uint32_t h : slot) outs.push_back(bufs_[h].doc.uniqid);
+          p.outputList.push_back(outs);
+        }
+        p.outputListNested = true;
+        p.pipePeriodicRepeat = std::max<uint32_t>(1, p.pipePeriodicRepeat) * static_cast<uint32_t>(pp.slots.size());
+        p.outputPaddingList.assign(pp.slots.size(), 0);
+      }
+      const bool mcast = pp.multicast();
       if (pp.toDram) {
         p.incomingNocId = 0;
         p.outgoingNocId = 0;
@@ -820,7 +971,9 @@ private:
         p.outgoingNocId = mcast && first.c == last.c && first.r != last.r ? 1 : 0; // column multicasts on NOC 1
         p.incomingVc = 2;
         p.outgoingVc = mcast ? 4 : 2;
-        p.mcastCoreRc.push_back({0, first.r, first.c});
+        if (pp.slots.empty()) p.mcastCoreRc.push_back({0, first.r, first.c});
+        for (const auto& slot : pp.slots) // one per slot, as BUDA writes them
+          p.mcastCoreRc.push_back({0, bufs_[slot.front()].doc.core.r, bufs_[slot.front()].doc.core.c});
       }
       bool dram = false;
       for (uint32_t h : entrySource) dram |= bufs_[h].place != Buf::Place::Core;
@@ -838,7 +991,7 @@ private:
         }
       }
       // Destination granularity: the chunks it receives.
-      for (uint32_t h : pp.outputs) {
+      for (uint32_t h : pp.allOutputs()) {
         Buffer& d = bufs_[h].doc;
         if (bufs_[h].place == Buf::Place::Core) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
       }
@@ -916,25 +1069,10 @@ private:
       for (const SourceTile& t : p.tiles) srcs.insert(t.source);
       for (uint32_t h : srcs)
         if (bufs_[h].packer) ++packerReaders[h];
-      // Where the pipe's sending stream runs: the source core when all its
-      // tiles come from one core, else (DRAM, padding, a gather) the first
-      // destination core, or for a DRAM write the first source core.
-      std::set<uint64_t> srcCores;
-      bool offCore = false;
-      for (uint32_t h : srcs) {
-        if (bufs_[h].place == Buf::Place::Core) srcCores.insert(coreKey(bufs_[h].doc.core));
-        else offCore = true;
-      }
-      const bool single = !offCore && srcCores.size() == 1;
-      CoreCoord firstSrc = bufs_[p.tiles.front().source].doc.core;
-      for (const SourceTile& t : p.tiles)
-        if (bufs_[t.source].place == Buf::Place::Core) {
-          firstSrc = bufs_[t.source].doc.core;
-          break;
-        }
-      const CoreCoord host = p.toDram || single ? firstSrc : bufs_[p.outputs.front()].doc.core;
+      bool single = false;
+      const CoreCoord host = sendingCore(p, &single);
       const bool dramIn = std::any_of(srcs.begin(), srcs.end(), [&](uint32_t h) { return bufs_[h].place == Buf::Place::Dram; });
-      if (p.outputs.size() > 1) {
+      if (p.multicast()) { // a time-multiplexed pipe is one stream
         ++cores[coreKey(host)].mcast;
         if (!single) ++cores[coreKey(host)].relayStreams;
       }
@@ -972,7 +1110,10 @@ private:
       if (u.mcast > lim.mcastStreamsPerCore)
         fail("pipe-mcast-streams", loc,
              who + ": sends " + std::to_string(u.mcast) + " multicasts, a core has " +
-                 std::to_string(lim.mcastStreamsPerCore) + " multicast streams");
+                 std::to_string(lim.mcastStreamsPerCore) + " multicast streams",
+             {"only multicasts of the same tiles from the core's packer to ops that do not wait for each other can "
+              "share a stream (a time-multiplexed pipe); these carry different tiles, come from DRAM or a gather, or "
+              "feed dependent ops"});
       if (u.dramIn > lim.dramInputStreamsPerCore)
         fail("pipe-dram-streams", loc,
              who + ": reads DRAM for " + std::to_string(u.dramIn) + " pipes, a core has " +
@@ -1041,7 +1182,7 @@ private:
       for (uint32_t h : srcs) {
         if (bufs_[h].place != Buf::Place::Dram) continue;
         auto& cs = reads[{bufs_[h].queueBuffer, p.op->name, p.input}];
-        for (uint32_t o : p.outputs) cs.insert({bufs_[o].doc.core.r, bufs_[o].doc.core.c});
+        for (uint32_t o : p.allOutputs()) cs.insert({bufs_[o].doc.core.r, bufs_[o].doc.core.c});
       }
     }
     auto store = [&](auto& from, bool isRead) {

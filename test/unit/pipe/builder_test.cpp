@@ -251,3 +251,57 @@ TEST_CASE("temporal epochs follow the first execution of each graph", "[pipe][ep
   CHECK(epochs[3].executions.empty());
   for (uint32_t i = 0; i < epochs.size(); ++i) CHECK(epochs[i].id == i);
 }
+
+TEST_CASE("time-multiplexed multicasts: only independent consumers, only as many as needed", "[pipe][mcast]") {
+  // src [1, 1x2] on one core; n ops on [1, 2] grids at rows 1..n read it
+  // broadcast c 2 ([1, 1x4]): core c reads columns 2c, 2c + 1 = src tiles
+  // 0, 1 on both cores: n multicasts of the same list from src's core
+  // (limit 4).
+  auto text = [](int n, bool chain) {
+    std::string queues = queue("in0", "HOST", "grid_size: [1, 1], t: 1, mblock: [1, 2], ublock: [1, 1]", 0);
+    std::string ops = "    src: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0], " + kDf +
+                      ", t: 1, mblock: [1, 2], ublock: [1, 1]}\n";
+    for (int k = 0; k < n; ++k) {
+      const std::string name = "b" + std::to_string(k);
+      // chain: b_k (k > 0) adds b_{k-1}'s output, so b_k waits for b_{k-1}.
+      const bool reads = chain && k > 0;
+      if (!chain || k == n - 1) // in a chain only the last op writes a queue
+        queues += queue("o" + std::to_string(k), name, "grid_size: [1, 1], t: 1, mblock: [1, 4], ublock: [1, 1]", 1 + k % 7);
+      ops += "    " + name + ": {type: " + (reads ? "add" : "datacopy") + ", grid_loc: [" + std::to_string(1 + k) +
+             ", 0], grid_size: [1, 2], inputs: [src" + (reads ? ", b" + std::to_string(k - 1) : "") + "], " +
+             (reads ? "in_df: [Float16_b, Float16_b], acc_df: Float16_b, out_df: Float16_b, intermed_df: Float16_b, math_fidelity: HiFi4"
+                    : kDf) +
+             ", t: 1, mblock: [1, 2], ublock: [1, 1], input_0_tms: [broadcast: {c: 2}]}\n";
+    }
+    return netlistText(queues, ops);
+  };
+  // 7 independent multicasts: 3 too many, so one pipe of 4 slots (b0..b3)
+  // and 3 plain multicasts (b4..b6): 4 multicast streams.
+  auto b = build(text(7, false));
+  REQUIRE(b->ok);
+  const PipegenYaml& y = b->comp.epochs.at(0).yaml;
+  auto nested = pipesOf(y, "Op: b0, input 0");
+  REQUIRE(nested.size() == 1);
+  REQUIRE(nested[0]->outputList.size() == 4);
+  CHECK(nested[0]->pipePeriodicRepeat == 4);
+  for (int k = 0; k < 4; ++k)
+    CHECK(nested[0]->outputList[k] ==
+          std::vector<BufferId>{
+              bufferOf(y, "Op b" + std::to_string(k) + ": [r=" + std::to_string(1 + k) + ", c=0], kernel input buf 0, from src").uniqid,
+              bufferOf(y, "Op b" + std::to_string(k) + ": [r=" + std::to_string(1 + k) + ", c=1], kernel input buf 0, from src").uniqid});
+  CHECK(nested[0]->mcastCoreRc == std::vector<std::vector<uint32_t>>{{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {0, 4, 0}});
+  CHECK(pipesOf(y, "Op: b1, input 0").empty());
+  for (int k = 4; k < 7; ++k) {
+    auto plain = pipesOf(y, "Op: b" + std::to_string(k) + ", input 0");
+    REQUIRE(plain.size() == 1);
+    CHECK(plain[0]->outputList.size() == 1);
+    CHECK(plain[0]->pipePeriodicRepeat == 0);
+  }
+  // 5 multicasts to a chain b0 -> b1 -> ... -> b4: every pair depends, none
+  // may share a stream: the core still sends 5.
+  auto c = build(text(5, true));
+  CHECK_FALSE(c->ok);
+  bool mcast = false;
+  for (const Diagnostic& d : c->diags.diagnostics()) mcast |= d.rule == "pipe-mcast-streams";
+  CHECK(mcast);
+}

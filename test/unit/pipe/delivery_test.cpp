@@ -101,16 +101,23 @@ public:
   // What `dest` receives for one input.
   std::vector<float> received(BufferId dest) const {
     for (const Pipe& p : y_.pipes)
-      for (const auto& outs : p.outputList)
-        for (BufferId o : outs)
-          if (o == dest) return delivered(p);
+      for (size_t slot = 0; slot < p.outputList.size(); ++slot)
+        for (BufferId o : p.outputList[slot])
+          if (o == dest) return delivered(p, slot);
     FAIL("no pipe writes " << dest);
     return {};
   }
 
-  std::vector<float> delivered(const Pipe& p) const {
+  // What output list `slot` of `p` receives for one input: of the
+  // max(1, pipe_periodic_repeat) passes over the list, pass k goes to slot
+  // k % (number of lists) (docs/pipegen-yaml.md); every pass of an input
+  // reads the same tiles (each source's period is one input).
+  std::vector<float> delivered(const Pipe& p, size_t slot) const {
     std::vector<float> out;
-    for (uint32_t rep = 0; rep < std::max<uint32_t>(1, p.pipePeriodicRepeat); ++rep)
+    const uint32_t passes = std::max<uint32_t>(1, p.pipePeriodicRepeat);
+    const uint32_t slots = static_cast<uint32_t>(p.outputList.size());
+    for (uint32_t rep = 0; rep < passes; ++rep) {
+      if (rep % slots != slot) continue;
       for (BufferId e : p.inputList) {
         auto it = byId_.upper_bound(e);
         REQUIRE(it != byId_.begin());
@@ -127,6 +134,7 @@ public:
         out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(offset),
                    s.begin() + static_cast<std::ptrdiff_t>(offset + count));
       }
+    }
     return out;
   }
 
@@ -285,4 +293,43 @@ TEST_CASE("pipes deliver the golden operand: matmul row and column multicasts", 
         if (buf.comment == core + ", kernel input buf 1, from b") CHECK(d.received(buf.uniqid) == kernelOrder(b, in1, 0, 2 * col));
       }
     }
+}
+
+TEST_CASE("pipes deliver the golden operand: time-multiplexed multicasts", "[pipe][delivery][mcast]") {
+  // src [1, 2x2] on one core; six ops b0..b5 on [1, 2] grids read it
+  // broadcast c 2 ([1, 2x4]): both cores of each read all 4 src tiles in the
+  // same order, so src sends six multicasts of the same list and a core has
+  // 4 multicast streams: 2 too many, so b0, b1, b2 share one nested pipe
+  // (3 slots, pipe_periodic_repeat 3) and each of their cores still receives
+  // exactly its operand once per input.
+  std::string queues = q("in0", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 2], ublock: [1, 1]", 0);
+  std::string ops = "    src: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0], in_df: [Float16_b], " + kDf +
+                    ", buf_size_mb: 2, t: 1, mblock: [2, 2], ublock: [1, 1]}\n";
+  for (int k = 0; k < 6; ++k) {
+    const std::string n = std::to_string(k);
+    queues += "  o" + n + ": {type: queue, input: b" + n +
+              ", entries: 2, grid_size: [1, 1], t: 1, mblock: [2, 4], ublock: [1, 1], df: Float16_b, target_device: 0, loc: dram, dram: [[" +
+              std::to_string(1 + k) + ", 0x10000000]]}\n";
+    ops += "    b" + n + ": {type: datacopy, grid_loc: [" + std::to_string(1 + k) +
+           ", 0], grid_size: [1, 2], inputs: [src], in_df: [Float16_b], " + kDf +
+           ", buf_size_mb: 2, t: 1, mblock: [2, 2], ublock: [1, 1], input_0_tms: [broadcast: {c: 2}]}\n";
+  }
+  auto c = compile(nl(queues, ops));
+  const PipegenYaml& y = c->comp.epochs.at(0).yaml;
+  int nested = 0, plain = 0;
+  for (const Pipe& p : y.pipes) {
+    if (p.comment.find("from src") == std::string::npos) continue;
+    if (p.outputList.size() == 3) {
+      ++nested;
+      CHECK(p.outputListNested);
+      CHECK(p.pipePeriodicRepeat == 3);
+      for (const auto& slot : p.outputList) CHECK(slot.size() == 2);
+    } else {
+      ++plain;
+      CHECK(p.outputList.size() == 1);
+    }
+  }
+  CHECK(nested == 1);
+  CHECK(plain == 3);
+  for (int k = 0; k < 6; ++k) checkEltwiseInput(*c, "b" + std::to_string(k), 0);
 }
