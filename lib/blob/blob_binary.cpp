@@ -5,6 +5,7 @@
 #include "device/device_contract.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -34,6 +35,7 @@ uint32_t phaseFlags(const StreamPhase& p) {
   if (p.dramRam) f |= kFlagDramRam;
   if (p.srcPeriodDone) f |= kFlagSrcPeriodDone;
   if (p.intermediate) f |= kFlagIntermediate;
+  if (p.dramPadding) f |= kFlagDramPadding;
   return f;
 }
 
@@ -113,6 +115,12 @@ std::vector<uint32_t> configWords(const StreamPhase& p) {
   c[kCfSrcPeriodTiles] = p.srcPeriodTiles;
   c[kCfSrcCount] = static_cast<uint32_t>(p.src.size());
   c[kCfDestCount] = static_cast<uint32_t>(p.dest.size());
+  c[kCfPaddingValue] = std::bit_cast<uint32_t>(p.paddingValue);
+  c[kCfUntilizeRDim] = p.untilizeRDim;
+  c[kCfUntilizeCDim] = p.untilizeCDim;
+  c[kCfUntilizeFullRDim] = p.untilizeFullRDim;
+  c[kCfUntilizeFullCDim] = p.untilizeFullCDim;
+  c[kCfUntilizeZDim] = p.untilizeZDim;
   return c;
 }
 
@@ -207,6 +215,7 @@ std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
       r[kPhFlags] = phaseFlags(p);
       r[kPhNumMsgs] = p.numMsgs;
       r[kPhSrcTileOffset] = p.srcTileOffset;
+      r[kPhSrcFreedTiles] = p.srcFreedTiles;
       r[kPhConfig] = plan.phaseConfig[phaseIndex++];
     }
   }
@@ -308,6 +317,12 @@ bool Decoder::readConfig(uint32_t index, uint64_t at, StreamPhase& p) {
   p.vc = f(kCfVc);
   p.dataFormat = f(kCfDataFormat);
   p.srcPeriodTiles = f(kCfSrcPeriodTiles);
+  p.paddingValue = std::bit_cast<float>(f(kCfPaddingValue));
+  p.untilizeRDim = f(kCfUntilizeRDim);
+  p.untilizeCDim = f(kCfUntilizeCDim);
+  p.untilizeFullRDim = f(kCfUntilizeFullRDim);
+  p.untilizeFullCDim = f(kCfUntilizeFullCDim);
+  p.untilizeZDim = f(kCfUntilizeZDim);
   auto getList = [&](uint32_t countIdx, uint32_t offsetIdx, const char* name, std::vector<StreamName>& out) {
     uint32_t count = 0, offset = 0;
     const std::string lname = cname + "." + name;
@@ -450,8 +465,10 @@ std::optional<CoreBlob> Decoder::run() {
       p.dramRam = flags & kFlagDramRam;
       p.srcPeriodDone = flags & kFlagSrcPeriodDone;
       p.intermediate = flags & kFlagIntermediate;
+      p.dramPadding = flags & kFlagDramPadding;
       p.numMsgs = f(kPhNumMsgs);
       p.srcTileOffset = f(kPhSrcTileOffset);
+      p.srcFreedTiles = f(kPhSrcFreedTiles);
       s.phases.push_back(std::move(p));
     }
     blob.streams.push_back(std::move(s));
@@ -488,14 +505,17 @@ std::string writeHex(const std::vector<HexSegment>& segments) {
   size_t words = 0;
   for (const HexSegment& s : segments) words += s.words.size() + 1;
   out.reserve(words * 9);
-  char buf[16];
+  // Eight lowercase hex digits and a newline, as "%08x\n" gives, without a snprintf call per word.
+  auto word = [&out](uint32_t w) {
+    char buf[9];
+    for (int i = 7; i >= 0; --i, w >>= 4) buf[i] = "0123456789abcdef"[w & 0xF];
+    buf[8] = '\n';
+    out.append(buf, 9);
+  };
   for (const HexSegment& s : segments) {
-    std::snprintf(buf, sizeof buf, "@%08x\n", s.wordAddress);
-    out += buf;
-    for (uint32_t w : s.words) {
-      std::snprintf(buf, sizeof buf, "%08x\n", w);
-      out += buf;
-    }
+    out += '@';
+    word(s.wordAddress);
+    for (uint32_t w : s.words) word(w);
   }
   return out;
 }

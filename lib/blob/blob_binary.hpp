@@ -2,17 +2,19 @@
 // the simulator's stream engine decodes from that core's L1 at
 // contract::kOverlayBlobBase. Layout: docs/device-model.md, "Overlay blobs".
 //
-// Layout version 2 in short (all fields little-endian 32-bit words; every
+// Layout version 3 in short (all fields little-endian 32-bit words; every
 // offset is in bytes from the first byte of the blob, so a blob is
 // relocatable):
 //   header         12 words: magic 'TSBL', version, total bytes, checksum,
 //                  chip, y, x, epoch, stream count, stream table offset,
 //                  config count, config table offset
 //   stream table   3 words per stream: stream id, phase count, phases offset
-//   phase records  6 words per phase: what changes phase by phase (id,
-//                  flags, num_msgs, src_tile_offset) and a config index
-//   config records 24 words each: everything else of a phase (buffer, DRAM,
-//                  NOC, window size, src/dest lists); identical configs are
+//   phase records  7 words per phase: what changes phase by phase (id,
+//                  flags, num_msgs, src_tile_offset, src_freed_tiles) and a
+//                  config index
+//   config records 30 words each: everything else of a phase (buffer, DRAM,
+//                  NOC, window size, src/dest lists, padding value,
+//                  untilize dims); identical configs are
 //                  stored once, so long phase lists stay small
 //   stream refs    1 word per src/dest entry: chip<<24 | y<<16 | x<<8 | stream
 #pragma once
@@ -53,24 +55,26 @@ std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::str
 
 // Layout constants (docs/device-model.md, "Overlay blobs and streams").
 constexpr uint32_t kBlobMagic = 0x4C425354;  // bytes 'T' 'S' 'B' 'L' in memory order
-constexpr uint32_t kBlobVersion = 2;
+constexpr uint32_t kBlobVersion = 3;
 constexpr uint32_t kHeaderWords = 12;
 constexpr uint32_t kStreamEntryWords = 3;
-constexpr uint32_t kPhaseRecordWords = 6;
-constexpr uint32_t kConfigRecordWords = 24;
+constexpr uint32_t kPhaseRecordWords = 7;
+constexpr uint32_t kConfigRecordWords = 30;
 // Header word indices.
 constexpr uint32_t kHdrMagic = 0, kHdrVersion = 1, kHdrTotalBytes = 2, kHdrChecksum = 3, kHdrChip = 4, kHdrY = 5,
                    kHdrX = 6, kHdrEpoch = 7, kHdrStreamCount = 8, kHdrStreamTableOffset = 9, kHdrConfigCount = 10,
                    kHdrConfigTableOffset = 11;
 // Phase record word indices.
-constexpr uint32_t kPhIdLo = 0, kPhIdHi = 1, kPhFlags = 2, kPhNumMsgs = 3, kPhSrcTileOffset = 4, kPhConfig = 5;
+constexpr uint32_t kPhIdLo = 0, kPhIdHi = 1, kPhFlags = 2, kPhNumMsgs = 3, kPhSrcTileOffset = 4, kPhConfig = 5,
+                   kPhSrcFreedTiles = 6;
 // Config record word indices.
 constexpr uint32_t kCfMsgSize = 0, kCfBufAddr = 1, kCfBufSize = 2, kCfNumIters = 3, kCfPipeIdLo = 4,
                    kCfPipeIdHi = 5, kCfBufIdLo = 6, kCfBufIdHi = 7, kCfDramAddrLo = 8, kCfDramAddrHi = 9,
                    kCfDramQSlots = 10, kCfDramSlotTiles = 11, kCfDramChunkTiles = 12, kCfDramReaderIndex = 13,
                    kCfDramTotalReaders = 14, kCfIncomingNoc = 15, kCfOutgoingNoc = 16, kCfVc = 17,
                    kCfDataFormat = 18, kCfSrcPeriodTiles = 19, kCfSrcCount = 20, kCfSrcOffset = 21,
-                   kCfDestCount = 22, kCfDestOffset = 23;
+                   kCfDestCount = 22, kCfDestOffset = 23, kCfPaddingValue = 24, kCfUntilizeRDim = 25,
+                   kCfUntilizeCDim = 26, kCfUntilizeFullRDim = 27, kCfUntilizeFullCDim = 28, kCfUntilizeZDim = 29;
 // Phase flag bits (word kPhFlags); the other bits must be zero.
 enum PhaseFlag : uint32_t {
   kFlagSourceEndpoint = 1u << 0,
@@ -82,7 +86,8 @@ enum PhaseFlag : uint32_t {
   kFlagDramRam = 1u << 6,
   kFlagSrcPeriodDone = 1u << 7,
   kFlagIntermediate = 1u << 8,
-  kFlagsKnown = 0x1FF,
+  kFlagDramPadding = 1u << 9,
+  kFlagsKnown = 0x3FF,
 };
 // Decoding gives every phase its own copy of its config's src/dest lists;
 // past this many entries in all the blob is rejected (bounds the memory a
@@ -107,7 +112,7 @@ struct BlobSizeInfo {
   uint64_t phases = 0;
   uint64_t configs = 0;  // distinct phase configs (stored once each)
   uint64_t refs = 0;     // src/dest entries of those configs
-  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 6 phases + 24 configs + refs)
+  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 7 phases + 30 configs + refs)
 };
 BlobSizeInfo blobSizeInfo(const CoreBlob& blob);
 

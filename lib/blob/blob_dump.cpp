@@ -2,6 +2,8 @@
 #include "blob/blob_binary.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 
 namespace tessera::blob {
 
@@ -22,6 +24,21 @@ std::string refList(const std::vector<StreamName>& list) {
   std::string s = "[";
   for (size_t i = 0; i < list.size(); ++i) s += (i ? ", " : "") + refName(list[i]);
   return s + "]";
+}
+
+// A float as YAML: the shortest text that reads back to the same float.
+std::string paddingText(float v) {
+  if (v != v) return ".nan";
+  if (v == std::numeric_limits<float>::infinity()) return ".inf";
+  if (v == -std::numeric_limits<float>::infinity()) return "-.inf";
+  char buf[32];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
 }
 
 }  // namespace
@@ -66,7 +83,7 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
           {p.dramInput, "dram_input"},           {p.localReceiver, "local_receiver"},
           {p.remoteReceiver, "remote_receiver"}, {p.dramOutput, "dram_output"},
           {p.dramRam, "dram_ram"},           {p.srcPeriodDone, "src_period_done"},
-          {p.intermediate, "intermediate"}};
+          {p.intermediate, "intermediate"}, {p.dramPadding, "dram_padding"}};
       for (const auto& [set, name] : flags)
         if (set) line(in, name, "true");
       line(in, "src", refList(p.src));
@@ -83,6 +100,16 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
       line(in, "data_format", std::to_string(p.dataFormat));
       line(in, "src_period_tiles", std::to_string(p.srcPeriodTiles));
       line(in, "src_tile_offset", std::to_string(p.srcTileOffset));
+      if (p.srcFreedTiles) line(in, "src_freed_tiles", std::to_string(p.srcFreedTiles));
+      // Only where they mean something, so tiled, unpadded dumps stay short.
+      if (p.dramPadding) line(in, "padding_value", paddingText(p.paddingValue));
+      if (p.untilizeCDim) {
+        line(in, "untilize_r_dim", std::to_string(p.untilizeRDim));
+        line(in, "untilize_c_dim", std::to_string(p.untilizeCDim));
+        line(in, "untilize_full_r_dim", std::to_string(p.untilizeFullRDim));
+        line(in, "untilize_full_c_dim", std::to_string(p.untilizeFullCDim));
+        line(in, "untilize_z_dim", std::to_string(p.untilizeZDim));
+      }
     }
   }
   return o;

@@ -60,9 +60,24 @@
 //   holds data (wr pointer beyond it). dramRam and prologue buffers are read
 //   without srcPeriodDone (the same slot all epoch); pipegen sets dramRam
 //   for RAM, prologue and epilogue buffers (no pointer updates).
-// - Padding (dramPadding, with dramInput; Tessera addition): no DRAM access:
-//   every tile the phase delivers is a constant tile of dataFormat whose
-//   values all equal paddingValue (pad TMs); dramBufNocAddr is 0.
+// - Padding (dramPadding, with dramInput and dramRam; as BUDA): the DRAM
+//   buffer at dramBufNocAddr is a one-slot, one-tile ram holding a constant
+//   tile of dataFormat whose values all equal paddingValue; the runtime (not
+//   the streams) writes it before the epoch from the phases that name it,
+//   and the phase reads it like any ram (pad TMs). pipegen places padding
+//   buffers in the DRAM padding region (lib/pipegen, docs/pipegen.md).
+// - Untilized outputs (untilizeCDim > 0; Tessera addition): every msg is
+//   msgSize bytes of row-major data, and untilizeRDim x untilizeCDim
+//   consecutive msgs are one t slice of a core's output block: its
+//   untilizeRDim x 32 rows of untilizeCDim x 32 datums (the bytes a tile
+//   would hold per datum), row after row. On a sourceEndpoint phase the
+//   firmware marks the kernel's output operand untilized with that row
+//   stride. On a dramOutput phase the slot is the whole output tensor
+//   row-major (untilizeZDim slices of untilizeFullRDim x 32 rows of
+//   untilizeFullCDim x 32 datums) and the k-th block written into it
+//   (k = msg index in the slot / (untilizeZDim x block msgs), in gather
+//   order: cores row-major) lands at block row k / (untilizeFullCDim /
+//   untilizeCDim), block column k % (untilizeFullCDim / untilizeCDim).
 // - DRAM writes (dramOutput) are FIFO: tiles fill the slot at the wr pointer
 //   in order; when dramBufSizeTiles tiles are written the wr pointer advances
 //   (not for dramRam: every slot's worth overwrites the slot the header
@@ -171,8 +186,15 @@ struct StreamPhase {
   std::vector<uint32_t> srcChunkOffsets; // src_chunk_offsets: windowed: the chunks this phase sends (empty: one range)
   uint32_t srcChunkTiles = 0;     // src_chunk_tiles: tiles per chunk of srcChunkOffsets
   bool intermediate = false;      // intermediate: kernel-local operand buffer, nothing to move
-  bool dramPadding = false;       // dram_padding: dramInput of constant tiles, no DRAM access
-  float paddingValue = 0.0f;      // padding_value: the constant of a dramPadding phase
+  bool dramPadding = false;       // dram_padding: dramInput of the constant tile at dramBufNocAddr (runtime-written)
+  float paddingValue = 0.0f;      // padding_value: the value of every datum of that tile
+  // Untilized output (untilize_*; Tessera addition): the tiles are row-major
+  // blocks, see the header comment. untilizeCDim == 0: tiled.
+  uint32_t untilizeRDim = 0;      // untilize_r_dim: a core's block, rows in tiles
+  uint32_t untilizeCDim = 0;      // untilize_c_dim: a core's block, columns in tiles
+  uint32_t untilizeFullRDim = 0;  // untilize_full_r_dim: the whole output tensor, rows in tiles
+  uint32_t untilizeFullCDim = 0;  // untilize_full_c_dim: the whole output tensor, columns in tiles
+  uint32_t untilizeZDim = 0;      // untilize_z_dim: t slices per entry
   std::vector<ExtraField> extra;
 };
 

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -89,6 +92,27 @@ std::string quote(const std::string& s) {
   return "'" + (s.size() > 60 ? s.substr(0, 60) + "..." : s) + "'";
 }
 
+// "<element>: <field>" for messages, spelled out only when one is reported
+// (a generated blob.yaml has a million fields).
+struct FieldName {
+  const std::string& element;
+  std::string_view key;
+  std::string str() const { return element + ": " + std::string(key); }
+};
+std::string operator+(const FieldName& what, const char* s) { return what.str() + s; }
+
+// A YAML float (decimal, exponent, .inf/.nan), as padding_value is written.
+std::optional<float> parseFloat(const std::string& s) {
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::numeric_limits<float>::quiet_NaN();
+  if (s == ".inf" || s == "+.inf" || s == ".Inf") return std::numeric_limits<float>::infinity();
+  if (s == "-.inf" || s == "-.Inf") return -std::numeric_limits<float>::infinity();
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const float v = std::strtof(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
 // Presence bits of fields that dram_blob may fill in.
 enum Present : uint32_t {
   kHasQSlots = 1 << 0,
@@ -116,12 +140,12 @@ public:
 
 private:
   // Scalar conversions with a blob-field error at the value.
-  bool scalarText(const yaml::Node& v, const std::string& what, std::string& out);
-  bool getU64(const yaml::Node& v, const std::string& what, uint64_t& out);
-  bool getU32(const yaml::Node& v, const std::string& what, uint32_t& out);
-  bool getBool(const yaml::Node& v, const std::string& what, bool& out);
-  bool getStreamList(const yaml::Node& v, const std::string& what, std::vector<StreamName>& out);
-  bool getDataFormat(const yaml::Node& v, const std::string& what, uint32_t& out);
+  bool scalarText(const yaml::Node& v, const FieldName& what, std::string& out);
+  bool getU64(const yaml::Node& v, const FieldName& what, uint64_t& out);
+  bool getU32(const yaml::Node& v, const FieldName& what, uint32_t& out);
+  bool getBool(const yaml::Node& v, const FieldName& what, bool& out);
+  bool getStreamList(const yaml::Node& v, const FieldName& what, std::vector<StreamName>& out);
+  bool getDataFormat(const yaml::Node& v, const FieldName& what, uint32_t& out);
   std::optional<StreamName> streamKey(const yaml::Node& k);
   bool checkWorker(const StreamName& n, SourceLoc loc, const std::string& what);
 
@@ -140,7 +164,7 @@ private:
   BlobYaml out_;
 };
 
-bool Reader::scalarText(const yaml::Node& v, const std::string& what, std::string& out) {
+bool Reader::scalarText(const yaml::Node& v, const FieldName& what, std::string& out) {
   if (!v.IsScalar()) {
     d_.error("blob-field", locOf(v), what + ": expected a scalar value");
     return false;
@@ -149,7 +173,7 @@ bool Reader::scalarText(const yaml::Node& v, const std::string& what, std::strin
   return true;
 }
 
-bool Reader::getU64(const yaml::Node& v, const std::string& what, uint64_t& out) {
+bool Reader::getU64(const yaml::Node& v, const FieldName& what, uint64_t& out) {
   std::string s;
   if (!scalarText(v, what, s)) return false;
   auto x = parseUInt64(s);
@@ -161,7 +185,7 @@ bool Reader::getU64(const yaml::Node& v, const std::string& what, uint64_t& out)
   return true;
 }
 
-bool Reader::getU32(const yaml::Node& v, const std::string& what, uint32_t& out) {
+bool Reader::getU32(const yaml::Node& v, const FieldName& what, uint32_t& out) {
   std::string s;
   if (!scalarText(v, what, s)) return false;
   auto x = parseUInt64(s);
@@ -173,7 +197,7 @@ bool Reader::getU32(const yaml::Node& v, const std::string& what, uint32_t& out)
   return true;
 }
 
-bool Reader::getBool(const yaml::Node& v, const std::string& what, bool& out) {
+bool Reader::getBool(const yaml::Node& v, const FieldName& what, bool& out) {
   std::string s;
   if (!scalarText(v, what, s)) return false;
   auto b = parseBool(s);
@@ -185,7 +209,7 @@ bool Reader::getBool(const yaml::Node& v, const std::string& what, bool& out) {
   return true;
 }
 
-bool Reader::getStreamList(const yaml::Node& v, const std::string& what, std::vector<StreamName>& out) {
+bool Reader::getStreamList(const yaml::Node& v, const FieldName& what, std::vector<StreamName>& out) {
   auto one = [&](const yaml::Node& n) {
     if (!n.IsScalar()) {
       d_.error("blob-field", locOf(n), what + ": expected a stream name (chip_<c>__y_<y>__x_<x>__stream_id_<s>)");
@@ -217,7 +241,7 @@ bool Reader::getStreamList(const yaml::Node& v, const std::string& what, std::ve
   return ok;
 }
 
-bool Reader::getDataFormat(const yaml::Node& v, const std::string& what, uint32_t& out) {
+bool Reader::getDataFormat(const yaml::Node& v, const FieldName& what, uint32_t& out) {
   std::string s;
   if (!scalarText(v, what, s)) return false;
   if (auto code = dataFormatCode(s)) {
@@ -278,7 +302,7 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     d_.error("blob-duplicate", keyLoc, element + ": the stream appears twice in this phase");
     return;
   }
-  if (map_) map_->streams.emplace(name, keyLoc);
+  if (map_) map_->streams.try_emplace(name, keyLoc);
   if (checkedCores_.insert(name).second) checkWorker(name, keyLoc, "stream " + streamNameString(name));
 
   PendingPhase pending;
@@ -297,21 +321,22 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
   bool receiverEndpoint = false;
   std::optional<uint32_t> numMcastDests;
   SourceLoc destLoc = keyLoc, srcLoc = keyLoc, mcastLoc = keyLoc;
-  std::set<std::string> seenKeys;
+  std::vector<std::string_view> seenKeys;  // a few dozen: a list beats a set
   for (const auto& kv : fields) {
     if (!kv.first.IsScalar()) {
       d_.error("blob-yaml", locOf(kv.first), element + ": expected a field name");
       ok = false;
       continue;
     }
-    const std::string& k = kv.first.Scalar();
+    const std::string_view k = kv.first.Scalar();
     const yaml::Node& v = kv.second;
-    const std::string what = element + ": " + k;
-    if (!seenKeys.insert(k).second) {
-      d_.error("blob-duplicate", locOf(kv.first), element + ": field '" + k + "' appears twice");
+    const FieldName what{element, k};
+    if (std::find(seenKeys.begin(), seenKeys.end(), k) != seenKeys.end()) {
+      d_.error("blob-duplicate", locOf(kv.first), element + ": field '" + std::string(k) + "' appears twice");
       ok = false;
       continue;
     }
+    seenKeys.push_back(k);
     if (k == "phase_id") {
       uint64_t id = 0;
       if (!getU64(v, what, id)) ok = false;
@@ -369,6 +394,21 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     else if (k == "src_tile_offset") ok = getU32(v, what, p.srcTileOffset) && ok;
     else if (k == "src_period_done") ok = getBool(v, what, p.srcPeriodDone) && ok;
     else if (k == "intermediate") ok = getBool(v, what, p.intermediate) && ok;
+    else if (k == "dram_padding") ok = getBool(v, what, p.dramPadding) && ok;
+    else if (k == "padding_value") {
+      std::string text;
+      if (!scalarText(v, what, text)) ok = false;
+      else if (std::optional<float> f = parseFloat(text)) p.paddingValue = *f;
+      else {
+        d_.error("blob-field", locOf(v), what + ": expected a number, got " + quote(text));
+        ok = false;
+      }
+    } else if (k == "src_freed_tiles") ok = getU32(v, what, p.srcFreedTiles) && ok;
+    else if (k == "untilize_r_dim") ok = getU32(v, what, p.untilizeRDim) && ok;
+    else if (k == "untilize_c_dim") ok = getU32(v, what, p.untilizeCDim) && ok;
+    else if (k == "untilize_full_r_dim") ok = getU32(v, what, p.untilizeFullRDim) && ok;
+    else if (k == "untilize_full_c_dim") ok = getU32(v, what, p.untilizeFullCDim) && ok;
+    else if (k == "untilize_z_dim") ok = getU32(v, what, p.untilizeZDim) && ok;
     else if (k == "num_mcast_dests") {
       uint32_t n = 0;
       mcastLoc = locOf(v);
@@ -420,6 +460,22 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
   if (p.remoteReceiver && p.dest.empty()) {
     d_.error("blob-phase-role", keyLoc, element + ": remote_receiver phase without dest");
     ok = false;
+  }
+  if (p.dramPadding && !p.dramInput) {
+    d_.error("blob-dram", keyLoc, element + ": dram_padding on a phase that is not dram_input (a padding buffer is only read)");
+    ok = false;
+  }
+  if (p.untilizeRDim || p.untilizeCDim || p.untilizeFullRDim || p.untilizeFullCDim || p.untilizeZDim) {
+    const bool zero = !p.untilizeRDim || !p.untilizeCDim || !p.untilizeFullRDim || !p.untilizeFullCDim || !p.untilizeZDim;
+    if (zero || p.untilizeFullRDim % p.untilizeRDim || p.untilizeFullCDim % p.untilizeCDim) {
+      d_.error("blob-untilize", keyLoc,
+               element + ": untilize_r_dim " + std::to_string(p.untilizeRDim) + ", untilize_c_dim " +
+                   std::to_string(p.untilizeCDim) + ", untilize_full_r_dim " + std::to_string(p.untilizeFullRDim) +
+                   ", untilize_full_c_dim " + std::to_string(p.untilizeFullCDim) + ", untilize_z_dim " +
+                   std::to_string(p.untilizeZDim) +
+                   ": all five must be set, and the full dims must be whole multiples of the core's block");
+      ok = false;
+    }
   }
   if ((p.dramInput || p.dramOutput) && !(pending.present & kHasDramAddr)) {
     d_.error("blob-dram", keyLoc,
@@ -516,21 +572,22 @@ void Reader::readDramBlob(const yaml::Node& section) {
         continue;
       }
       bool ok = true;
-      std::set<std::string> seenKeys;
+      std::vector<std::string_view> seenKeys;
       for (const auto& f : ikv.second) {
         if (!f.first.IsScalar()) {
           d_.error("blob-yaml", locOf(f.first), el + ": expected a field name");
           ok = false;
           continue;
         }
-        const std::string& k = f.first.Scalar();
+        const std::string_view k = f.first.Scalar();
         const yaml::Node& v = f.second;
-        const std::string what = el + ": " + k;
-        if (!seenKeys.insert(k).second) {
-          d_.error("blob-duplicate", locOf(f.first), el + ": field '" + k + "' appears twice");
+        const FieldName what{el, k};
+        if (std::find(seenKeys.begin(), seenKeys.end(), k) != seenKeys.end()) {
+          d_.error("blob-duplicate", locOf(f.first), el + ": field '" + std::string(k) + "' appears twice");
           ok = false;
           continue;
         }
+        seenKeys.push_back(k);
         if (k == "dram_buf_noc_addr") ok = getU64(v, what, io.dramBufNocAddr) && ok;
         else if (k == "dram_buf_size_bytes") ok = getU32(v, what, io.dramBufSizeBytes) && ok;
         else if (k == "dram_buf_size_q_slots") ok = getU32(v, what, io.dramBufSizeQSlots) && ok;

@@ -162,6 +162,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   std::map<std::string, const netlist::Op*> opsByName;
   for (const auto& op : graph.ops) opsByName[op.name] = &op;
   std::vector<const netlist::Queue*> written; // queues fed by this graph's ops
+  std::set<std::string> untilized;            // of those, written row-major (untilize_output)
   std::set<std::string> writtenNames;
   for (const auto& q : nl_->queues) {
     auto producer = opsByName.find(q.input.value);
@@ -170,10 +171,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
       throw fail("sim-unsupported", q.loc,
                  "queue " + quote(q.name) + " is written by gradient op " + quote(producer->second->name) +
                      ": the sim target does not accumulate gradient queues yet");
-    if (producer->second->untilizeOutput.value)
-      throw fail("sim-unsupported", q.loc,
-                 "queue " + quote(q.name) + " is written untilized by op " + quote(producer->second->name) +
-                     ": the sim target does not set up untilized outputs yet");
+    if (producer->second->untilizeOutput.value) untilized.insert(q.name);
     written.push_back(&q);
     writtenNames.insert(q.name);
   }
@@ -330,7 +328,10 @@ void SimTarget::execute(runtime::EpochIo& io) {
     for (uint32_t i = 0; i < count; ++i) {
       Tensor e(1, b.t, b.rowTiles() * formats::kTileDim, b.colTiles() * formats::kTileDim);
       std::string error;
-      if (!sim::readTensorEntry(dram, bufs, i % entries, b, q->df.value, e, 0, error))
+      // An untilized queue (one cell, netlist rule untilize-output) holds the entry row-major.
+      const bool rows = untilized.count(q->name) && bufs.size() == 1;
+      if (rows ? !sim::readUntilizedEntry(dram, bufs[0], i % entries, q->df.value, e, 0, error)
+               : !sim::readTensorEntry(dram, bufs, i % entries, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io.write(q->name, std::move(e));
     }

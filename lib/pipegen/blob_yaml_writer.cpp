@@ -4,15 +4,38 @@
 #include "support/text_format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
 namespace tessera::pipegen {
 
+namespace {
+
+// Appends `n` in decimal (no temporary string: a blob.yaml has millions).
+void appendNumber(std::string& out, uint64_t n) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
+}
+
+void appendStreamKey(std::string& out, const blob::StreamName& n) {
+  out += "chip_";
+  appendNumber(out, n.chip);
+  out += "__y_";
+  appendNumber(out, n.y);
+  out += "__x_";
+  appendNumber(out, n.x);
+  out += "__stream_id_";
+  appendNumber(out, n.streamId);
+}
+
+} // namespace
+
 std::string streamKey(const blob::StreamName& n) {
-  return "chip_" + std::to_string(n.chip) + "__y_" + std::to_string(n.y) + "__x_" + std::to_string(n.x) +
-         "__stream_id_" + std::to_string(n.streamId);
+  std::string s;
+  appendStreamKey(s, n);
+  return s;
 }
 
 namespace {
@@ -36,7 +59,10 @@ std::string real(float v) {
 
 std::string nameList(const std::vector<blob::StreamName>& names) {
   std::string s = "[";
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + streamKey(names[i]);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) s += ", ";
+    appendStreamKey(s, names[i]);
+  }
   return s + "]";
 }
 
@@ -48,17 +74,42 @@ std::string commentText(const std::map<blob::StreamName, std::string>& comments,
   return "  # " + c;
 }
 
-// Fields of one map, sorted by key when written.
+// Fields of one map, sorted by key when written. Keys and values are copied
+// into one buffer: no allocation per field.
 class Fields {
 public:
-  void add(std::string key, std::string value) { f_.emplace_back(std::move(key), std::move(value)); }
-  void write(std::string& out, const std::string& indent) {
-    std::stable_sort(f_.begin(), f_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [k, v] : f_) out += indent + k + ": " + v + "\n";
+  Fields() {
+    f_.reserve(40);
+    text_.reserve(1024);
+  }
+  void add(std::string_view key, std::string_view value) {
+    f_.push_back({static_cast<uint32_t>(text_.size()), static_cast<uint32_t>(key.size()),
+                  static_cast<uint32_t>(value.size())});
+    text_.append(key);
+    text_.append(value);
+  }
+  void write(std::string& out, std::string_view indent) {
+    auto key = [&](const Field& f) { return std::string_view(text_).substr(f.at, f.keySize); };
+    // Stable: equal keys keep the order they were added in (`at` grows).
+    std::sort(f_.begin(), f_.end(), [&](const Field& a, const Field& b) {
+      int c = key(a).compare(key(b));
+      return c != 0 ? c < 0 : a.at < b.at;
+    });
+    for (const Field& f : f_) {
+      out.append(indent);
+      out.append(text_, f.at, f.keySize);
+      out += ": ";
+      out.append(text_, f.at + f.keySize, f.valueSize);
+      out += '\n';
+    }
   }
 
 private:
-  std::vector<std::pair<std::string, std::string>> f_;
+  struct Field {
+    uint32_t at, keySize, valueSize; // key then value at text_[at]
+  };
+  std::vector<Field> f_;
+  std::string text_;
 };
 
 void writePhase(std::string& out, const blob::StreamPhase& ph) {
@@ -80,12 +131,20 @@ void writePhase(std::string& out, const blob::StreamPhase& ph) {
   f.add("dram_output", boolText(ph.dramOutput));
   if (ph.remoteSource) f.add("src", nameList(ph.src));
   if (ph.remoteReceiver) f.add("dest", nameList(ph.dest));
+  if (ph.dramInput || ph.dramOutput || ph.dramBufNocAddr) {
+    f.add("dram_buf_noc_addr", support::hexLiteral(ph.dramBufNocAddr));
+    f.add("dram_ram", boolText(ph.dramRam));
+  }
   if (ph.dramPadding) {
     f.add("dram_padding", "true");
     f.add("padding_value", real(ph.paddingValue));
-  } else if (ph.dramInput || ph.dramOutput || ph.dramBufNocAddr) {
-    f.add("dram_buf_noc_addr", support::hexLiteral(ph.dramBufNocAddr));
-    f.add("dram_ram", boolText(ph.dramRam));
+  }
+  if (ph.untilizeCDim) {
+    f.add("untilize_r_dim", std::to_string(ph.untilizeRDim));
+    f.add("untilize_c_dim", std::to_string(ph.untilizeCDim));
+    f.add("untilize_full_r_dim", std::to_string(ph.untilizeFullRDim));
+    f.add("untilize_full_c_dim", std::to_string(ph.untilizeFullCDim));
+    f.add("untilize_z_dim", std::to_string(ph.untilizeZDim));
   }
   f.add("incoming_data_noc", std::to_string(ph.incomingDataNoc));
   f.add("outgoing_data_noc", std::to_string(ph.outgoingDataNoc));
@@ -161,12 +220,16 @@ std::string writeBlobYaml(const blob::BlobYaml& blob, const std::map<blob::Strea
   }
   std::stable_sort(streams.begin(), streams.end(),
                    [](const blob::Stream* a, const blob::Stream* b) { return a->name < b->name; });
+  // Each stream's key line, made once and written in every phase it has.
+  std::vector<std::string> keyLines;
+  keyLines.reserve(streams.size());
+  for (const blob::Stream* s : streams) keyLines.push_back("  " + streamKey(s->name) + ":" + commentText(comments, s->name) + "\n");
   for (size_t n = 0; n < phases; ++n) {
     out += "phase_" + std::to_string(n) + ":\n";
-    for (const blob::Stream* s : streams) {
-      if (n >= s->phases.size()) continue;
-      out += "  " + streamKey(s->name) + ":" + commentText(comments, s->name) + "\n";
-      writePhase(out, s->phases[n]);
+    for (size_t i = 0; i < streams.size(); ++i) {
+      if (n >= streams[i]->phases.size()) continue;
+      out += keyLines[i];
+      writePhase(out, streams[i]->phases[n]);
     }
   }
   return out;

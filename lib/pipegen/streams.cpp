@@ -17,8 +17,10 @@
 #include "device/device_contract.h"
 #include "netlist/enums.hpp"
 #include "pipegen/pipegen_yaml_reader.hpp"
+#include "support/text_format.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <numeric>
@@ -164,6 +166,7 @@ public:
 
 private:
   bool classifyBuffers();
+  bool placePadding();
   bool makePlans();
   bool foldRelays();
   bool countPasses();
@@ -214,6 +217,7 @@ private:
   std::vector<uint64_t> componentMultiplier_;
   std::vector<uint64_t> componentRounds_;     // rounds generated per component
   std::vector<std::vector<int>> dramReaders_; // by buffer: streams that read it with pops, first-seen order
+  std::map<uint64_t, uint64_t> paddingAddr_;  // padding buffer uniqid -> NOC address of its constant tile
   std::vector<bool> packerWindowed_;  // by buffer
   std::vector<bool> packerMerged_;    // by buffer
   std::vector<size_t> packerEmissions_; // by buffer: emissions per round
@@ -245,8 +249,67 @@ uint32_t Builder::formatOf(const Buffer& b) const {
 }
 
 uint64_t Builder::dramAddr(const Buffer& b) const {
+  if (b.isPadding) {
+    auto it = paddingAddr_.find(b.uniqid);
+    return it == paddingAddr_.end() ? 0 : it->second;
+  }
   CoreCoord d = soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan));
   return dramNocAddress(d.x, d.y, b.dramAddr);
+}
+
+// ---------------------------------------------------------------------------
+// Padding buffers: as in BUDA, a padding buffer is a constant tile in DRAM
+// that the runtime writes before the epoch (it reads the tile's value and
+// format from the blob's dram_padding phases). One tile per distinct (tile
+// size, format, value), each a one-slot ram (32-byte header + the tile),
+// packed from kPaddingBase of channel 0 (where BUDA's net2pipe puts its
+// padding buffers too); a queue buffer of the epoch overlapping them is an
+// error. BUDA's own dram_addr of a padding buffer is not used.
+// ---------------------------------------------------------------------------
+constexpr uint64_t kPaddingBase = 0x600000;
+
+bool Builder::placePadding() {
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> placed;  // (tile size, format, value bits) -> address
+  uint64_t next = kPaddingBase;
+  int first = -1;
+  for (size_t i = 0; i < doc_.buffers.size(); ++i) {
+    const Buffer& b = B(i);
+    if (!b.isPadding) continue;
+    if (first < 0) first = static_cast<int>(i);
+    const float value = static_cast<float>(b.paddingValue.value_or(0.0));
+    uint32_t bits = 0;
+    std::memcpy(&bits, &value, 4);
+    auto [it, fresh] = placed.emplace(std::make_tuple(b.tileSize, formatOf(b), uint64_t{bits}), next);
+    if (fresh) next += (uint64_t{32} + b.tileSize + 31) / 32 * 32;
+    const CoreCoord d = soc_.dramCore(0, 0);
+    paddingAddr_[b.uniqid] = dramNocAddress(d.x, d.y, it->second);
+  }
+  size_t errors = diags_.errorCount();
+  // Untilized buffers carry the shape the blob's untilize fields need.
+  for (size_t i = 0; i < doc_.buffers.size(); ++i) {
+    const Buffer& b = B(i);
+    if (!b.untilizedOutput) continue;
+    const uint32_t r = b.untilizedOutputRDim, c = b.untilizedOutputCDim;
+    if (!r || !c || !b.untilizedOutputFullRDim || !b.untilizedOutputFullCDim || b.untilizedOutputFullRDim % r ||
+        b.untilizedOutputFullCDim % c)
+      bufError("pipegen-buffer", b,
+               "untilized_output with r_dim " + std::to_string(r) + ", c_dim " + std::to_string(c) + ", full_r_dim " +
+                   std::to_string(b.untilizedOutputFullRDim) + ", full_c_dim " + std::to_string(b.untilizedOutputFullCDim) +
+                   ": the dims must be non-zero and the full dims whole multiples of the core's block");
+  }
+  if (first < 0) return diags_.errorCount() == errors;
+  for (size_t i = 0; i < doc_.buffers.size(); ++i) {
+    const Buffer& b = B(i);
+    if (b.isPadding || info_[i].kind != BufKind::Dram || b.dramChan != 0) continue;
+    const uint64_t bytes = satAdd(32, satMul(satMul(std::max<uint32_t>(1, b.qSlots), std::max<uint64_t>({1, info_[i].period, b.sizeTiles})), b.tileSize));
+    if (b.dramAddr < next && satAdd(b.dramAddr, bytes) > kPaddingBase)
+      noteBuf(bufError("pipegen-buffer", b,
+                       "DRAM buffer [" + support::hexLiteral(b.dramAddr) + ", " + support::hexLiteral(satAdd(b.dramAddr, bytes)) +
+                           ") of channel 0 overlaps the padding tiles at [" + support::hexLiteral(kPaddingBase) + ", " +
+                           support::hexLiteral(next) + ")"),
+              B(static_cast<size_t>(first)));
+  }
+  return diags_.errorCount() == errors;
 }
 
 // ---------------------------------------------------------------------------
@@ -1133,13 +1196,12 @@ bool Builder::emitPhases(Generated& out) {
           ph.dramInput = true;
           const Buffer& d = B(static_cast<size_t>(t.dramIn));
           const BufInfo& din = info_[static_cast<size_t>(t.dramIn)];
+          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramRam = din.ramLike || din.padding;
+          dramBuf = t.dramIn;
           if (din.padding) {
             ph.dramPadding = true;
             ph.paddingValue = static_cast<float>(d.paddingValue.value_or(0.0));
-          } else {
-            ph.dramBufNocAddr = dramAddr(d);
-            ph.dramRam = din.ramLike;
-            dramBuf = t.dramIn;
           }
         }
         ph.srcPeriodTiles = static_cast<uint32_t>(t.periodTiles);
@@ -1253,6 +1315,21 @@ bool Builder::emitPhases(Generated& out) {
       ph.numItersInEpoch = static_cast<uint32_t>(iters[si]);
       ph.bufId = s.buf >= 0 ? B(static_cast<size_t>(s.buf)).uniqid : 0;
       ph.dataFormat = s.dataFormat;
+      // Untilized data: the packer's operand (row stride) and the DRAM writes
+      // (row placement) need the block and tensor shape; messages in between
+      // are plain bytes.
+      const Buffer* u = nullptr;
+      if (ph.sourceEndpoint && s.buf >= 0 && B(static_cast<size_t>(s.buf)).untilizedOutput) u = &B(static_cast<size_t>(s.buf));
+      if (ph.dramOutput && k < phaseDram[si].size() && phaseDram[si][k] >= 0 &&
+          B(static_cast<size_t>(phaseDram[si][k])).untilizedOutput)
+        u = &B(static_cast<size_t>(phaseDram[si][k]));
+      if (u) {
+        ph.untilizeRDim = u->untilizedOutputRDim;
+        ph.untilizeCDim = u->untilizedOutputCDim;
+        ph.untilizeFullRDim = u->untilizedOutputFullRDim;
+        ph.untilizeFullCDim = u->untilizedOutputFullCDim;
+        ph.untilizeZDim = std::max<uint32_t>(1, u->untilizedOutputZDim);
+      }
     }
     // DRAM buffers this stream touches, in first-use order.
     std::vector<size_t> phaseBuf(phases[si].size(), SIZE_MAX);
@@ -1269,12 +1346,13 @@ bool Builder::emitPhases(Generated& out) {
       io.name = name;
       io.index = static_cast<uint32_t>(idx);
       io.dramBufNocAddr = dramAddr(d);
-      io.dramBufSizeQSlots = std::max<uint32_t>(1, d.qSlots);
-      io.dramBufSizeTiles = static_cast<uint32_t>(in.period);
+      io.dramBufSizeQSlots = in.padding ? 1 : std::max<uint32_t>(1, d.qSlots);
+      io.dramBufSizeTiles = in.padding ? 1 : static_cast<uint32_t>(in.period);
       uint64_t bytes = satMul(satMul(io.dramBufSizeQSlots, in.period), d.tileSize);
       io.dramBufSizeBytes = static_cast<uint32_t>(std::min<uint64_t>(bytes, 0xFFFFFFFFull));
-      io.ram = d.dramRamFlag;
+      io.ram = d.dramRamFlag || in.padding;
       io.msgSize = d.tileSize;
+      if (in.padding) io.extra.push_back({"dram_padding", "true"});
       uint64_t g = 0, total = 0;
       for (size_t k = 0; k < phases[si].size(); ++k)
         if (phaseBuf[k] == static_cast<size_t>(dramBufs[idx])) {
@@ -1403,7 +1481,7 @@ std::optional<Generated> Builder::run() {
     diags_.error("pipegen-buffer", {}, "device '" + soc_.name + "' has no worker cores");
     return std::nullopt;
   }
-  if (!classifyBuffers() || !makePlans() || !foldRelays() || !countPasses() || !makeComponents() ||
+  if (!classifyBuffers() || !placePadding() || !makePlans() || !foldRelays() || !countPasses() || !makeComponents() ||
       !placeEndpoints() || !generate())
     return std::nullopt;
   mergeTransfers();

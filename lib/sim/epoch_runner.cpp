@@ -1,7 +1,11 @@
 #include "sim/epoch_runner.hpp"
 
 #include "formats/formats.hpp"
+#include "device/device_contract.h"
+#include "sim/firmware.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +38,37 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
     } else if (!ec.blobWords.empty() && !chip.loadBlobWords(ec.noc, ec.blobWords, error)) {
       return loadFailure(ec, error);
     }
+  }
+  // The runtime's part of padding (as BUDA's runtime does): every padding
+  // tile a blob reads (dram_padding phases) is written into DRAM before the
+  // epoch, with a one-slot ram header, from the phase's format and value.
+  for (const EpochCore& ec : run.cores) {
+    const TensixCore* core = chip.findCore(ec.noc);
+    if (!core || !hasOverlayBlob(*core)) continue;
+    std::string error;
+    std::optional<blob::CoreBlob> b = readOverlayBlob(*core, error);
+    if (!b) continue;  // the firmware reports it as bad-blob
+    for (const blob::Stream& s : b->streams)
+      for (const blob::StreamPhase& p : s.phases) {
+        if (!p.dramPadding) continue;
+        const std::optional<DramLocation> loc = decodeDramNocAddress(chip.soc(), p.dramBufNocAddr);
+        const auto df = static_cast<netlist::DataFormat>(p.dataFormat);
+        if (!loc || p.dataFormat >= contract::kDataFormatCount || formats::tileBytes(df) > p.msgSize)
+          return loadFailure(ec, "core '" + core->name() + "': stream " + std::to_string(s.name.streamId) +
+                                     ": padding tile at dram_buf_noc_addr " + std::to_string(p.dramBufNocAddr) +
+                                     " (format " + std::to_string(p.dataFormat) + ", msg_size " +
+                                     std::to_string(p.msgSize) + ") cannot be written");
+        std::vector<float> values(formats::kTileValues, p.paddingValue);
+        std::vector<uint8_t> tile(p.msgSize, 0);
+        formats::packTile(df, std::span<const float, formats::kTileValues>(values.data(), formats::kTileValues),
+                          std::span<uint8_t>(tile.data(), formats::tileBytes(df)));
+        QueueHeader h;
+        h.slots = 1;
+        if (!writeQueueHeader(chip.dram(), loc->channel, loc->address, h) ||
+            !chip.dram().write(loc->channel, loc->address + kQueueHeaderBytes, tile))
+          return loadFailure(ec, "core '" + core->name() + "': padding tile at channel " + std::to_string(loc->channel) +
+                                     " is outside DRAM");
+      }
   }
   return chip.runEpoch(run.options);
 }
@@ -85,6 +120,66 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
     }
   }
   formats::untilize(cores, b, df, into, w);
+  return true;
+}
+
+namespace {
+
+// Bytes of one datum in an untilized row: what its tile layout holds (the
+// packer's untilize, lib/sim/coprocessor.cpp); 0 for Bfp formats.
+uint32_t datumBytes(netlist::DataFormat df) {
+  using netlist::DataFormat;
+  switch (df) {
+  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
+  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 2;
+  case DataFormat::Lf8: case DataFormat::Fp8_e4m3: case DataFormat::Int8: case DataFormat::UInt8:
+  case DataFormat::RawUInt8: return 1;
+  default: return 0;
+  }
+}
+
+}  // namespace
+
+bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
+                        formats::Tensor& into, int64_t w, std::string& error) {
+  constexpr size_t kDim = 32, kValues = formats::kTileValues;
+  const uint32_t eb = datumBytes(df);
+  if (eb == 0 || into.r % 32 || into.c % 32) {
+    error = "an untilized entry needs a non-block format and whole tiles";
+    return false;
+  }
+  const uint64_t rowBytes = static_cast<uint64_t>(into.c) * eb;
+  const uint64_t entryBytes = rowBytes * static_cast<uint64_t>(into.r * into.z);
+  const std::vector<uint8_t> bytes = readQueueEntry(dram, buffer, slot, entryBytes);
+  if (bytes.size() != entryBytes) {
+    error = "slot " + std::to_string(slot) + " is outside the channel";
+    return false;
+  }
+  // Each 32x32 square is gathered back into tile layout (values after the
+  // header, and after the 64-byte exponent section of formats that carry one,
+  // face by face) and decoded by lib/formats, exactly as the packer wrote it.
+  const size_t tileSize = netlist::tileSizeBytes(df);
+  const size_t withExponents = formats::kTileHeaderBytes + kValues / formats::kBfpBlock + kValues * eb;
+  const size_t offset = withExponents <= tileSize ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
+                                                  : formats::kTileHeaderBytes;
+  std::vector<uint8_t> tile(std::max(tileSize, formats::tileBytes(df)), 0);
+  std::vector<float> values(kValues);
+  for (int64_t z = 0; z < into.z; ++z)
+    for (int64_t tr = 0; tr < into.r / 32; ++tr)
+      for (int64_t tc = 0; tc < into.c / 32; ++tc) {
+        std::fill(values.begin(), values.end(), 0.0f);
+        formats::packTile(df, std::span<const float, kValues>(values.data(), kValues), tile);  // a valid header
+        for (size_t v = 0; v < kValues; ++v) {
+          const size_t face = v / 256, inFace = v % 256;
+          const size_t rm = netlist::isRawFormat(df) ? v : ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
+          const uint64_t at = (static_cast<uint64_t>(z * into.r) + tr * 32 + rm / kDim) * rowBytes +
+                              (static_cast<uint64_t>(tc) * 32 + rm % kDim) * eb;
+          std::memcpy(&tile[offset + v * eb], &bytes[at], eb);
+        }
+        formats::unpackTile(df, tile, std::span<float, kValues>(values.data(), kValues));
+        for (size_t i = 0; i < kValues; ++i)
+          into.at(w, z, tr * 32 + static_cast<int64_t>(i / kDim), tc * 32 + static_cast<int64_t>(i % kDim)) = values[i];
+      }
   return true;
 }
 

@@ -57,4 +57,11 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
                      const formats::Blocking& blocking, netlist::DataFormat df, formats::Tensor& into, int64_t w,
                      std::string& error);
 
+// An untilized output queue buffer (one cell, docs/device-model.md "Untilized
+// outputs"): slot `slot` holds `z` slices of `rows` x `cols` datums,
+// row-major, each datum with the bytes its tile would hold. Decoded into
+// entry `w` of `into` ([.., z, rows, cols]).
+bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
+                        formats::Tensor& into, int64_t w, std::string& error);
+
 }  // namespace tessera::sim

@@ -48,6 +48,12 @@ bool writeOperandTableFromBlob(TensixCore& core, const blob::CoreBlob& b, std::s
     e.tileSizeBytes = p.msgSize;
     e.capacityTiles = static_cast<uint16_t>(capacity);
     e.dataFormat = static_cast<uint8_t>(p.dataFormat);
+    if (p.sourceEndpoint && p.untilizeCDim) {
+      // An untilized output: the kernel packs each t slice of its block row-major,
+      // a row being the block's untilize_c_dim tiles of 32 datums (msg = 1024 datums).
+      e.flags = c::kOperandUntilized;
+      e.rowStrideBytes = p.untilizeCDim * 32u * (p.msgSize / 1024u);
+    }
     core.writeOperand(id - blob::kOperandStreamBase, e);
   }
   return true;

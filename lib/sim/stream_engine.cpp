@@ -48,6 +48,7 @@ struct StreamEngine::Ring {
   uint64_t lastArrival = 0;  // arrivals are delivered in slot order
   uint64_t observed = 0;     // kernelProduces: packer pushes seen (slotTime set)
   uint64_t periodBase = 0;   // windowed source: ring tile where the current period starts
+  uint64_t periodFreed = 0;  // windowed source: tiles of the current period released so far (src_freed_tiles)
   std::vector<uint64_t> slotTime;
 };
 
@@ -191,6 +192,11 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     if (s->phases.empty()) s->done = true;
     else s->iters = std::max<uint32_t>(1, s->phases.front().numItersInEpoch);
     bool produces = false, consumes = false, local = false;
+    // A packer that releases tiles before the period ends (src_freed_tiles)
+    // may use a ring smaller than its period (pipegen --release-windows).
+    bool releasesEarly = false;
+    for (const StreamPhase& p : s->phases)
+      releasesEarly |= p.sourceEndpoint && p.srcPeriodTiles > 0 && !p.srcPeriodDone && p.srcFreedTiles > 0;
     for (size_t i = 0; i < s->phases.size(); ++i) {
       const StreamPhase& p = s->phases[i];
       const std::string ph = "phase " + std::to_string(i) + " (phase_id " + std::to_string(p.phaseId) + "): ";
@@ -226,7 +232,7 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                       ph + "tiles [" + std::to_string(p.srcTileOffset) + ", " +
                           std::to_string(uint64_t{p.srcTileOffset} + p.numMsgs) + ") are not inside a period of " +
                           std::to_string(p.srcPeriodTiles) + " tiles");
-        if (p.sourceEndpoint && p.srcPeriodTiles > p.bufSize / p.msgSize)
+        if (p.sourceEndpoint && !releasesEarly && p.srcPeriodTiles > p.bufSize / p.msgSize)
           return fail("bad-stream-config", bs,
                       ph + "a period of " + std::to_string(p.srcPeriodTiles) + " tiles does not fit the buffer of " +
                           std::to_string(p.bufSize / p.msgSize) + " tiles");
@@ -240,6 +246,19 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
           return fail("dram-address", bs,
                       ph + "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel of " + soc_.name);
         if (p.dramBufSizeTiles == 0) return fail("bad-stream-config", bs, ph + "dram_buf_size_tiles is 0");
+      }
+      if (p.dramPadding && !(p.dramInput && p.dramRam))
+        return fail("bad-stream-config", bs, ph + "dram_padding needs dram_input and dram_ram (a padding tile is read in place)");
+      if (p.untilizeCDim && p.dramOutput) {
+        // The slot is the whole tensor row-major: every msg is a tile's worth of datums.
+        const uint32_t r = p.untilizeRDim, c = p.untilizeCDim, fr = p.untilizeFullRDim, fc = p.untilizeFullCDim;
+        const uint64_t slotMsgs = uint64_t{fr} * fc * p.untilizeZDim;
+        if (!r || !fr || !fc || !p.untilizeZDim || fr % r || fc % c || p.msgSize % 1024 || slotMsgs != p.dramBufSizeTiles)
+          return fail("bad-stream-config", bs,
+                      ph + "untilized DRAM write: block " + std::to_string(r) + "x" + std::to_string(c) + " of " +
+                          std::to_string(fr) + "x" + std::to_string(fc) + " tiles, " + std::to_string(p.untilizeZDim) +
+                          " slices, msg_size " + std::to_string(p.msgSize) + " and a slot of " +
+                          std::to_string(p.dramBufSizeTiles) + " msgs do not agree");
       }
       produces |= p.sourceEndpoint;
       consumes |= p.localReceiver;
@@ -387,14 +406,19 @@ void StreamEngine::completePhase(Stream& s) {
       if (dp.remoteSource) d->srcIdx = dp.src.empty() ? 0 : static_cast<uint32_t>((d->srcIdx + 1) % dp.src.size());
     }
   }
-  if (p.srcPeriodDone && p.srcPeriodTiles > 0) {
-    if (p.sourceEndpoint) {
-      // Release the period: the packer's slots come back once its tiles have left.
-      Ring& r = *s.ring;
+  if (p.sourceEndpoint && p.srcPeriodTiles > 0) {
+    // Release the period's first src_freed_tiles (all of it after the last
+    // phase): the packer's slots come back once the phase's tiles have left.
+    Ring& r = *s.ring;
+    const uint64_t upTo = p.srcPeriodDone ? p.srcPeriodTiles : std::min(p.srcFreedTiles, p.srcPeriodTiles);
+    const uint64_t when = std::max(now_, s.lastDepart);
+    for (; r.periodFreed < upTo; ++r.periodFreed) schedule(when, Event::Kind::Free, &r);
+    if (p.srcPeriodDone) {
       r.periodBase += p.srcPeriodTiles;
-      const uint64_t when = std::max(now_, s.lastDepart);
-      for (uint32_t k = 0; k < p.srcPeriodTiles; ++k) schedule(when, Event::Kind::Free, &r);
+      r.periodFreed = 0;
     }
+  }
+  if (p.srcPeriodDone && p.srcPeriodTiles > 0) {
     if (p.dramInput && s.cursor) moveReaderPast(s, *s.cursor);
   }
   s.entered = false;
@@ -620,10 +644,11 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
     const uint64_t xfer = dramTransferCycles(model_.dram, r.msgSize);
     cs.portBusy[noc] = t0 + ser;
     dramBusy_[ch] = t0 + xfer;
-    const uint64_t dst = cur.loc.address + kQueueHeaderBytes + (cur.entryPtr % cur.slots) * cur.entryBytes +
-                         uint64_t{cur.tile} * cur.msgSize;
+    const uint64_t slotBase = cur.loc.address + kQueueHeaderBytes + (cur.entryPtr % cur.slots) * cur.entryBytes;
+    const uint64_t dst = slotBase + uint64_t{cur.tile} * cur.msgSize;
     const uint8_t* src = l1.data() + r.base + (k % r.slots) * r.msgSize;
-    if (!dram_.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
+    if (p.untilizeCDim ? !writeUntilized(p, ch, slotBase, cur.tile, src)
+                       : !dram_.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
       setFault(s, "dram-address", "write of " + std::to_string(r.msgSize) + " bytes at channel " +
                                       std::to_string(ch) + " address " + support::hexLiteral(dst) + " is outside the channel");
       return true;
@@ -652,6 +677,28 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
     moved = true;
   }
   return moved;
+}
+
+// One msg of an untilized output into the slot at `slotBase`, which holds the
+// whole tensor row-major (blob_model.hpp): msg `j` of the slot is part of
+// block k = j / (z slices x block msgs) (the pipe's gather order: each core's
+// whole entry in turn), slice (j / block msgs) % z; its bytes continue the
+// block's rows, each row landing at its place in the tensor's row.
+bool StreamEngine::writeUntilized(const StreamPhase& p, uint32_t ch, uint64_t slotBase, uint32_t j, const uint8_t* src) {
+  const uint64_t eb = p.msgSize / 1024;  // bytes per datum
+  const uint64_t blockMsgs = uint64_t{p.untilizeRDim} * p.untilizeCDim;
+  const uint64_t blockRowBytes = uint64_t{p.untilizeCDim} * 32 * eb, fullRowBytes = uint64_t{p.untilizeFullCDim} * 32 * eb;
+  const uint64_t blocksPerRow = p.untilizeFullCDim / p.untilizeCDim;
+  const uint64_t k = j / (blockMsgs * p.untilizeZDim), z = (j / blockMsgs) % p.untilizeZDim, m = j % blockMsgs;
+  const uint64_t blockBase = slotBase + z * uint64_t{p.untilizeFullRDim} * 32 * fullRowBytes +
+                             (k / blocksPerRow) * p.untilizeRDim * 32 * fullRowBytes + (k % blocksPerRow) * blockRowBytes;
+  for (uint64_t done = 0; done < p.msgSize;) {
+    const uint64_t b = m * p.msgSize + done, row = b / blockRowBytes, col = b % blockRowBytes;
+    const uint64_t len = std::min<uint64_t>(blockRowBytes - col, p.msgSize - done);
+    if (!dram_.write(ch, blockBase + row * fullRowBytes + col, std::span<const uint8_t>(src + done, len))) return false;
+    done += len;
+  }
+  return true;
 }
 
 bool StreamEngine::step(Stream& s, uint64_t until) {

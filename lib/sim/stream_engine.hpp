@@ -143,6 +143,8 @@ private:
   bool stepDramRead(Stream& s, uint64_t until);
   bool stepSend(Stream& s, uint64_t until);
   bool stepDramWrite(Stream& s, uint64_t until);
+  bool writeUntilized(const blob::StreamPhase& p, uint32_t channel, uint64_t slotBase, uint32_t msgInSlot,
+                      const uint8_t* src);
   bool destAccepts(const Stream& s, const Stream* d) const;
   bool deliverDue(uint64_t until);
   void schedule(uint64_t time, Event::Kind kind, Ring* ring);

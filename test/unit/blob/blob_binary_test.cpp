@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -65,7 +66,15 @@ void requireSameBlob(const CoreBlob& a, const CoreBlob& b) {
       CHECK(p.srcPeriodTiles == q.srcPeriodTiles);
       CHECK(p.srcTileOffset == q.srcTileOffset);
       CHECK(p.srcPeriodDone == q.srcPeriodDone);
+      CHECK(p.srcFreedTiles == q.srcFreedTiles);
       CHECK(p.intermediate == q.intermediate);
+      CHECK(p.dramPadding == q.dramPadding);
+      CHECK(std::bit_cast<uint32_t>(p.paddingValue) == std::bit_cast<uint32_t>(q.paddingValue));  // NaNs too
+      CHECK(p.untilizeRDim == q.untilizeRDim);
+      CHECK(p.untilizeCDim == q.untilizeCDim);
+      CHECK(p.untilizeFullRDim == q.untilizeFullRDim);
+      CHECK(p.untilizeFullCDim == q.untilizeFullCDim);
+      CHECK(p.untilizeZDim == q.untilizeZDim);
     }
   }
 }
@@ -99,24 +108,25 @@ CoreBlob tinyBlob() {
 
 // Derived by hand from the documented layout (not by running the encoder):
 //   header 12 words at 0x00, stream table 1 x 3 words at 0x30 (48),
-//   1 phase record x 6 words at 0x3c (60), 1 config record x 24 words at
-//   0x54 (84), 1 stream ref at 0xb4 (180); total 184 bytes = 46 words.
+//   1 phase record x 7 words at 0x3c (60), 1 config record x 30 words at
+//   0x58 (88), 1 stream ref at 0xd0 (208); total 212 bytes = 53 words.
 //   checksum = sum of all words but word 3, mod 2^32:
 //     magic 0x4c425354
-//     + header 2 + 184 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 84           = 326
+//     + header 3 + 212 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 88           = 359
 //     + table  8 + 1 + 60                                          = 69
 //     + phase  flags 0xa (remote_source 2 | local_receiver 8) + num_msgs 4
-//              + src_tile_offset 0 + config 0                      = 14
+//              + src_tile_offset 0 + config 0 + src_freed_tiles 0  = 14
 //     + config 2080 + 0x30000 (196608) + 8320 + num_iters 1 + pipe lo 2
 //              + pipe hi 1 + total_readers 1 + vc 3 + data_format 2
-//              + src count 1 + src offset 180                      = 207199
+//              + src count 1 + src offset 208 (padding value 0.0f and
+//              the five untilize words are 0)                      = 207227
 //     + ref    0x00010118 (chip 0, y 1, x 1, stream 24)             = 65816
-//     small terms: 326 + 69 + 14 + 207199 + 65816 = 273424 = 0x42c10
-//     0x4c425354 + 0x42c10 = 0x4c467f64
+//     small terms: 359 + 69 + 14 + 207227 + 65816 = 273485 = 0x42c4d
+//     0x4c425354 + 0x42c4d = 0x4c467fa1
 const std::vector<uint32_t> kTinyWords = {
-    // header: magic, version 2, 184 bytes, checksum, chip 0, y 1, x 3,
-    // epoch 2, 1 stream, table at 48, 1 config, configs at 84
-    0x4c425354, 2, 184, 0x4c467f64, 0, 1, 3, 2, 1, 48, 1, 84,
+    // header: magic, version 3, 212 bytes, checksum, chip 0, y 1, x 3,
+    // epoch 2, 1 stream, table at 48, 1 config, configs at 88
+    0x4c425354, 3, 212, 0x4c467fa1, 0, 1, 3, 2, 1, 48, 1, 88,
     // stream table: id 8, 1 phase at 60
     8, 1, 60,
     // phase record
@@ -125,6 +135,7 @@ const std::vector<uint32_t> kTinyWords = {
     4,              // num_msgs
     0,              // src_tile_offset
     0,              // config index
+    0,              // src_freed_tiles
     // config record
     2080,           // msg_size
     0x30000, 8320,  // buf_addr, buf_size
@@ -137,8 +148,10 @@ const std::vector<uint32_t> kTinyWords = {
     0, 0, 3,        // incoming noc, outgoing noc, vc
     2,              // data_format
     0,              // src_period_tiles
-    1, 180,         // src count, offset
+    1, 208,         // src count, offset
     0, 0,           // dest count, offset
+    0,              // padding_value (0.0f)
+    0, 0, 0, 0, 0,  // untilize r, c, full r, full c, z: tiled
     // stream refs
     0x00010118,
 };
@@ -222,23 +235,23 @@ std::vector<uint32_t> withFixedChecksum(std::vector<uint32_t> w) {
 TEST_CASE("tiny blob: words derived by hand from the documented layout", "[blob]") {
   CoreBlob b = tinyBlob();
   REQUIRE(checkEncodable(b).empty());
-  REQUIRE(encodedSizeBytes(b) == 184);
+  REQUIRE(encodedSizeBytes(b) == 212);
   std::vector<uint32_t> words = encodeCoreBlob(b);
   REQUIRE(words == kTinyWords);
 }
 
 TEST_CASE("tiny blob: little-endian bytes, magic reads TSBL", "[blob]") {
   std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
-  REQUIRE(bytes.size() == 184);
+  REQUIRE(bytes.size() == 212);
   CHECK(std::string(bytes.begin(), bytes.begin() + 4) == "TSBL");
-  // total_bytes = 184 = 0xb8 at offset 8, low byte first
-  CHECK(bytes[8] == 0xb8);
+  // total_bytes = 212 = 0xd4 at offset 8, low byte first
+  CHECK(bytes[8] == 0xd4);
   CHECK(bytes[9] == 0);
-  // the stream ref 0x00010118 at offset 180: 18 01 01 00
-  CHECK(bytes[180] == 0x18);
-  CHECK(bytes[181] == 0x01);
-  CHECK(bytes[182] == 0x01);
-  CHECK(bytes[183] == 0x00);
+  // the stream ref 0x00010118 at offset 208: 18 01 01 00
+  CHECK(bytes[208] == 0x18);
+  CHECK(bytes[209] == 0x01);
+  CHECK(bytes[210] == 0x01);
+  CHECK(bytes[211] == 0x00);
   CHECK(bytesToWords(bytes) == kTinyWords);
 }
 
@@ -337,10 +350,10 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
   };
   const Case cases[] = {
       {kHdrMagic, 0x12345678, false, "offset 0x0: header.magic: bad magic 0x12345678"},
-      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 2)"},
+      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 3)"},
       {kHdrTotalBytes, 166, false, "offset 0x8: header.total_bytes: 166 bytes: must be a multiple of 4 in [48, 57344]"},
       {kHdrTotalBytes, 0x10000, false, "header.total_bytes"},
-      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467f64"},
+      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fa1"},
       {20, 0xFFFF, false, "header.checksum"},  // a phase word changed, checksum stale
       {kHdrY, 256, true, "offset 0x14: header.y: 256 is over 255 (a stream reference holds 8 bits)"},
       {kHdrChip, 0x27000001, true, "offset 0x10: header.chip: 654311425 is over 255"},  // fuzz-blob finding B1
@@ -350,21 +363,21 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
       {kHdrStreamTableOffset, 42, true, "offset 0x24: stream table: offset 0x2a is not a multiple of 4"},
       {kHdrStreamTableOffset, 4, true, "stream table: offset 0x4 points into the header"},
       {kHdrStreamTableOffset, 60, true, "offset 0x44: stream[0] (id 0) phase records offset: nothing to point at but offset 0xa (expected 0)"},
-      {kHdrConfigCount, 2, true, "offset 0x2c: config table: 48 words at offset 0x54 run past the end of the blob (184 bytes)"},
-      {kHdrConfigCount, 0, true, "offset 0x2c: config table offset: nothing to point at but offset 0x54 (expected 0)"},
+      {kHdrConfigCount, 2, true, "offset 0x2c: config table: 60 words at offset 0x58 run past the end of the blob (212 bytes)"},
+      {kHdrConfigCount, 0, true, "offset 0x2c: config table offset: nothing to point at but offset 0x58 (expected 0)"},
       {kHdrConfigTableOffset, 52, true, "config table: words at offset 0x34 overlap another part of the blob (offset 0x34)"},
       {12, 64, true, "offset 0x30: stream[0].stream_id: 64 is not below 64"},
-      {13, 2, true, "offset 0x38: stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x54)"},
+      {13, 2, true, "offset 0x38: stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x58)"},
       {13, 0, true, "offset 0x38: stream[0] (id 8) phase records offset: nothing to point at but offset 0x3c (expected 0)"},
       {14, 44, true, "offset 0x38: stream[0] (id 8) phase records: offset 0x2c points into the header"},
       {14, 48, true, "stream[0] (id 8) phase records: words at offset 0x30 overlap"},
-      {14, 180, true, "stream[0] (id 8) phase records: 6 words at offset 0xb4 run past the end of the blob (184 bytes)"},
-      {17, 0x20a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x200"},
+      {14, 208, true, "stream[0] (id 8) phase records: 7 words at offset 0xd0 run past the end of the blob (212 bytes)"},
+      {17, 0x40a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x400"},
       {20, 1, true, "offset 0x50: stream[0] (id 8).phase[0].config: index 1 is not below the config count 1"},
-      {41, 2, true, "offset 0xa8: config[0].src list: 2 words at offset 0xb4 run past"},
-      {42, 0xb0, true, "offset 0xa8: config[0].src list: words at offset 0xb0 overlap"},
-      {44, 0xb4, true, "offset 0xb0: config[0].dest list offset: nothing to point at but offset 0xb4 (expected 0)"},
-      {45, 0x00010140, true, "offset 0xb4: config[0].src[0]: stream id 64 is not below 64"},
+      {42, 2, true, "offset 0xac: config[0].src list: 2 words at offset 0xd0 run past"},
+      {43, 0xcc, true, "offset 0xac: config[0].src list: words at offset 0xcc overlap"},
+      {45, 0xd0, true, "offset 0xb4: config[0].dest list offset: nothing to point at but offset 0xd0 (expected 0)"},
+      {52, 0x00010140, true, "offset 0xd0: config[0].src[0]: stream id 64 is not below 64"},
   };
   for (const Case& c : cases) {
     std::vector<uint32_t> w = kTinyWords;
@@ -421,17 +434,37 @@ TEST_CASE("window words and the last two flag bits sit where the layout says", "
   p.localReceiver = true;     // 0x008
   p.srcPeriodDone = true;     // 0x080
   p.intermediate = true;      // 0x100
+  p.dramPadding = true;       // 0x200
   p.srcPeriodTiles = 0x1234;  // phase word 27
   p.srcTileOffset = 0x56;     // phase word 28
+  p.srcFreedTiles = 0x78;
+  p.paddingValue = -2.5f;     // sign 1, exponent 127 + 1, mantissa .25: 0xc0200000
+  p.untilizeRDim = 2;
+  p.untilizeCDim = 3;
+  p.untilizeFullRDim = 4;
+  p.untilizeFullCDim = 6;
+  p.untilizeZDim = 5;
   s.phases.push_back(p);
   b.streams.push_back(s);
   std::vector<uint32_t> w = encodeCoreBlob(b);
-  // header 12 + stream table 3: the phase record is words 15-20, the config
-  // record words 21-44; no refs.
-  REQUIRE(w.size() == 45);
-  CHECK(w[15 + 2] == 0x189u);   // flags
+  // header 12 + stream table 3: the phase record is words 15-21, the config
+  // record words 22-51; no refs.
+  REQUIRE(w.size() == 52);
+  CHECK(w[15 + 2] == 0x389u);   // flags
   CHECK(w[15 + 4] == 0x56u);    // src_tile_offset (per phase)
-  CHECK(w[21 + 19] == 0x1234u); // src_period_tiles (config)
+  CHECK(w[15 + 6] == 0x78u);    // src_freed_tiles (per phase)
+  CHECK(w[22 + 19] == 0x1234u); // src_period_tiles (config)
+  CHECK(w[22 + 24] == 0xc0200000u);  // padding_value bits
+  CHECK(w[22 + 25] == 2u);      // untilize_r_dim
+  CHECK(w[22 + 26] == 3u);      // untilize_c_dim
+  CHECK(w[22 + 27] == 4u);      // untilize_full_r_dim
+  CHECK(w[22 + 28] == 6u);      // untilize_full_c_dim
+  CHECK(w[22 + 29] == 5u);      // untilize_z_dim
+  std::string error;
+  auto d = decodeWords(w, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, b);
 }
 
 TEST_CASE("identical configs are stored once", "[blob]") {
@@ -458,17 +491,17 @@ TEST_CASE("identical configs are stored once", "[blob]") {
     s.phases.push_back(q);
   }
   b.streams.push_back(s);
-  // 48 + 12 + 3 x 24 + 2 x 96 = 324 bytes
-  REQUIRE(encodedSizeBytes(b) == 324);
+  // 48 + 12 + 3 x 28 + 2 x 120 = 384 bytes
+  REQUIRE(encodedSizeBytes(b) == 384);
   std::vector<uint32_t> w = encodeCoreBlob(b);
-  REQUIRE(w.size() == 81);
+  REQUIRE(w.size() == 96);
   CHECK(w[kHdrConfigCount] == 2);
-  CHECK(w[kHdrConfigTableOffset] == 132);  // 48 + 12 + 72
+  CHECK(w[kHdrConfigTableOffset] == 144);  // 48 + 12 + 84
   CHECK(w[15 + 5] == 0);
-  CHECK(w[21 + 5] == 1);
-  CHECK(w[27 + 5] == 0);
-  CHECK(w[33 + 1] == 0x30000u);  // config 0 buf_addr
-  CHECK(w[57 + 1] == 0x40000u);  // config 1 buf_addr
+  CHECK(w[22 + 5] == 1);
+  CHECK(w[29 + 5] == 0);
+  CHECK(w[36 + 1] == 0x30000u);  // config 0 buf_addr
+  CHECK(w[66 + 1] == 0x40000u);  // config 1 buf_addr (config 0 is words 36-65)
   std::string error;
   auto d = decodeWords(w, error);
   INFO(error);

@@ -491,3 +491,42 @@ TEST_CASE("every anchor blob.yaml parses and every core encodes within the limit
   CHECK(phases == 8615);
   CHECK(cores > 159);
 }
+
+TEST_CASE("padding, freed tiles and untilize fields are typed, not extra", "[blob][yaml]") {
+  auto r = read(
+      "phase_0:\n"
+      "  chip_0__y_1__x_1__stream_id_8: {dram_input: true, local_receiver: true, dram_buf_noc_addr: 0x100600000,\n"
+      "    dram_ram: true, dram_padding: true, padding_value: -0.375, num_msgs: 1, msg_size: 2080}\n"
+      "  chip_0__y_1__x_1__stream_id_24: {source_endpoint: true, dram_output: true, dram_buf_noc_addr: 0x700030000000,\n"
+      "    src_period_tiles: 4, src_tile_offset: 0, src_period_done: false, src_freed_tiles: 3,\n"
+      "    untilize_r_dim: 2, untilize_c_dim: 1, untilize_full_r_dim: 4, untilize_full_c_dim: 3, untilize_z_dim: 5}\n");
+  INFO(diagText(r->diags));
+  REQUIRE(r->yaml);
+  const StreamPhase& pad = phaseOf(*r->yaml, StreamName{0, 1, 1, 8});
+  CHECK(pad.dramPadding);
+  CHECK(pad.paddingValue == -0.375f);
+  CHECK(extraOf(pad, "dram_padding") == "<absent>");
+  const StreamPhase& u = phaseOf(*r->yaml, StreamName{0, 1, 1, 24});
+  CHECK(u.srcFreedTiles == 3);
+  CHECK(u.untilizeRDim == 2);
+  CHECK(u.untilizeCDim == 1);
+  CHECK(u.untilizeFullRDim == 4);
+  CHECK(u.untilizeFullCDim == 3);
+  CHECK(u.untilizeZDim == 5);
+  CHECK(u.extra.empty());
+}
+
+TEST_CASE("padding and untilize diagnostics", "[blob][yaml]") {
+  auto r = read(
+      "phase_0:\n"
+      "  chip_0__y_1__x_1__stream_id_8: {remote_source: true, src: chip_0__y_1__x_1__stream_id_24, local_receiver: true,\n"
+      "    dram_padding: true}\n"
+      "  chip_0__y_1__x_1__stream_id_9: {dram_input: true, local_receiver: true, dram_buf_noc_addr: 1, padding_value: 1e}\n"
+      "  chip_0__y_1__x_1__stream_id_24: {source_endpoint: true, remote_receiver: true, dest: chip_0__y_1__x_1__stream_id_8,\n"
+      "    untilize_r_dim: 2, untilize_c_dim: 2, untilize_full_r_dim: 2, untilize_full_c_dim: 3, untilize_z_dim: 1}\n");
+  REQUIRE_FALSE(r->yaml);
+  const std::string d = diagText(r->diags);
+  CHECK_THAT(d, Catch::Contains("2:3: [blob-dram] chip_0__y_1__x_1__stream_id_8 phase_0: dram_padding on a phase that is not dram_input"));
+  CHECK_THAT(d, Catch::Contains("[blob-field] chip_0__y_1__x_1__stream_id_9 phase_0: padding_value: expected a number, got '1e'"));
+  CHECK_THAT(d, Catch::Contains("5:3: [blob-untilize] chip_0__y_1__x_1__stream_id_24 phase_0: untilize_r_dim 2, untilize_c_dim 2"));
+}

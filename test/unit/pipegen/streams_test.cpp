@@ -563,7 +563,7 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
   CHECK(w->phases[0].bufSize == 4 * 2080);
 }
 
-TEST_CASE("padding tiles come from no memory", "[pipegen][streams][dram]") {
+TEST_CASE("padding tiles are one-tile rams in the DRAM padding region", "[pipegen][streams][dram]") {
   std::string pad = buffer(101, "unknown", 0, "[255, 255]", 1, 1, 1, "  is_padding: 1\n  padding_value: 2.5\n");
   Run r = run(queue(100, 1, 1, 2, 2, 0, 0x1000) + pad + unpacker(200, 0, 0, 0, 2, 4) +
               pipeDoc(300, "[100, 101]", "[200]"));
@@ -577,10 +577,43 @@ TEST_CASE("padding tiles come from no memory", "[pipegen][streams][dram]") {
   CHECK(d->phases[1].dramInput);
   CHECK(d->phases[1].dramPadding);
   CHECK(d->phases[1].paddingValue == 2.5f);
-  CHECK(d->phases[1].dramBufNocAddr == 0);
+  // Channel 0 of grayskull is NOC x 1, y 0: (0 << 6 | 1) << 32, plus 0x600000.
+  CHECK(d->phases[1].dramBufNocAddr == 0x100600000ull);
+  CHECK(d->phases[1].dramRam);
+  CHECK(d->phases[1].dramBufSizeQSlots == 1);
+  CHECK(d->phases[1].dramBufSizeTiles == 1);
   CHECK_FALSE(d->phases[1].srcPeriodDone);
   checkRemote(d->phases[1], 1, 2);
-  REQUIRE(r.gen->blob.dramBlob.size() == 1); // the queue only
+  REQUIRE(r.gen->blob.dramBlob.size() == 2); // the queue, then the padding tile
+  const blob::DramIo& io = r.gen->blob.dramBlob[1];
+  CHECK(io.dramBufNocAddr == 0x100600000ull);
+  CHECK(io.ram);
+  CHECK(io.dramBufSizeBytes == 2080);
+  REQUIRE(io.extra.size() == 1);
+  CHECK(io.extra[0].key == "dram_padding");
+}
+
+TEST_CASE("distinct padding values get distinct tiles; queues must not overlap them", "[pipegen][streams][dram]") {
+  std::string pads = buffer(101, "unknown", 0, "[255, 255]", 1, 1, 1, "  is_padding: 1\n  padding_value: 2.5\n") +
+                     buffer(102, "unknown", 0, "[255, 255]", 1, 1, 1, "  is_padding: 1\n  padding_value: -1.0\n") +
+                     buffer(103, "unknown", 0, "[255, 255]", 1, 1, 1, "  is_padding: 1\n  padding_value: 2.5\n");
+  Run r = run(pads + unpacker(200, 0, 0, 0, 3, 6) + pipeDoc(300, "[101, 102, 103]", "[200]"));
+  INFO(r.messages());
+  REQUIRE(r.gen);
+  const auto* d = stream(r, 1, 1, 8);
+  REQUIRE(d);
+  REQUIRE(d->phases.size() == 3);
+  // 2.5 first at 0x600000; -1.0 one header (32) + one 2080-byte tile later,
+  // rounded up to 32: 0x600000 + 2112 = 0x600840; 2.5 again shares the first.
+  CHECK(d->phases[0].dramBufNocAddr == 0x100600000ull);
+  CHECK(d->phases[1].dramBufNocAddr == 0x100600840ull);
+  CHECK(d->phases[2].dramBufNocAddr == 0x100600000ull);
+  // A queue of channel 0 over those tiles is an error.
+  Run bad = run(queue(100, 1, 1, 2, 2, 0, 0x600800) + pads + unpacker(200, 0, 0, 0, 3, 6) +
+                pipeDoc(300, "[101, 102, 103]", "[200]"));
+  CHECK_FALSE(bad.gen);
+  CHECK_THAT(bad.messages(), Catch::Contains("overlaps the padding tiles at [0x600000, 0x601080)"));
+  CHECK_THAT(bad.messages(), Catch::Contains("pipegen-buffer: buffer_100"));
 }
 
 TEST_CASE("gradient accumulators load and store their ram cell", "[pipegen][streams][dram]") {

@@ -610,3 +610,84 @@ TEST_CASE("streams: a window outside its period is a configuration fault", "[sim
   CHECK(f.core == "1-1");
   CHECK(contains(f.message, "core '1-1': stream 24: phase 0 (phase_id 0): tiles [2, 5) are not inside a period of 4 tiles"));
 }
+
+TEST_CASE("streams: untilized msgs land at their rows of the tensor; the firmware sets the row stride", "[simchip][streams][untilize]") {
+  Chip chip(grayskull());
+  chip.beginEpoch();
+  // Blocks of 2x1 tiles (64 rows of 64 bytes) of a 2x2-tile Float16_b
+  // tensor (64 rows of 128 bytes), one slice: a slot of 4 msgs of 2048
+  // bytes. The stream writes two blocks: block 0 at columns 0-31, block 1
+  // at columns 32-63 (in bytes: 0-63 and 64-127 of each 128-byte row).
+  constexpr uint32_t kMsg = 2048;
+  const uint64_t addr = 0x8000;
+  QueueHeader h;
+  h.slots = 1;
+  REQUIRE(writeQueueHeader(chip.dram(), 2, addr, h));
+  StreamPhase p = phaseOf(4, kBuf0, 4, kMsg);
+  p.sourceEndpoint = true;
+  p.dramOutput = true;
+  p.dramBufNocAddr = dramNocAddress(grayskull(), 2, addr);
+  p.dramBufSizeQSlots = 1;
+  p.dramBufSizeTiles = 4;
+  p.untilizeRDim = 2;
+  p.untilizeCDim = 1;
+  p.untilizeFullRDim = 2;
+  p.untilizeFullCDim = 2;
+  p.untilizeZDim = 1;
+  loadBlob(chip, 2, 3, {streamOf(2, 3, 24, {p})});
+  // The packer's 4 msgs: 16-bit word w of msg m holds m * 1024 + w.
+  TensixCore* core = chip.core(CoreCoord{2, 3});
+  REQUIRE(core);
+  for (uint32_t m = 0; m < 4; ++m)
+    for (uint32_t w = 0; w < 1024; ++w) {
+      const uint16_t v = static_cast<uint16_t>(m * 1024 + w);
+      std::memcpy(core->l1().data() + kBuf0 + m * kMsg + 2 * w, &v, 2);
+    }
+  core->addTilesReceived(16, 4);
+  ChipRunResult r = run(chip);
+  REQUIRE(r.stop == ChipStop::Done);
+  const contract::OperandEntry e = core->operand(16);
+  CHECK((e.flags & contract::kOperandUntilized) != 0);
+  CHECK(e.rowStrideBytes == 64);  // one tile column of 2-byte datums
+  std::vector<uint8_t> slot(4 * kMsg);
+  REQUIRE(chip.dram().read(2, addr + kQueueHeaderBytes, slot));
+  size_t wrong = 0;
+  for (uint32_t m = 0; m < 4; ++m)
+    for (uint32_t w = 0; w < 1024; ++w) {
+      const uint32_t block = m / 2, b = (m % 2) * kMsg + 2 * w;  // byte in the block
+      const uint32_t at = (b / 64) * 128 + block * 64 + b % 64;   // row, then block column
+      uint16_t v = 0;
+      std::memcpy(&v, slot.data() + at, 2);
+      wrong += v != m * 1024 + w;
+    }
+  CHECK(wrong == 0);
+  CHECK(readQueueHeader(chip.dram(), 2, addr).wrPtr == 1);
+}
+
+TEST_CASE("streams: src_freed_tiles releases a packer's period early", "[simchip][streams]") {
+  Chip chip(grayskull());
+  chip.beginEpoch();
+  // A period of 4 tiles in a ring of 2 (accepted: the stream releases
+  // early): phase 0 writes tiles 0 and 1 and frees them (ACKED 2), which is
+  // what would let a packer push tiles 2 and 3 for phase 1. No kernel runs
+  // here, so the run then stops waiting for the packer; without the early
+  // release ACKED would stay 0.
+  const Queue q{2, 0x8000, 1, 4};
+  REQUIRE(writeQueueHeader(chip.dram(), q.channel, q.address, QueueHeader{}));
+  auto windowed = [&](uint32_t offset, uint32_t freed, bool done) {
+    StreamPhase p = packerToDram(2, kBuf0, 2, dramNocAddress(grayskull(), 2, 0x8000), 1, 4);
+    p.srcPeriodTiles = 4;
+    p.srcTileOffset = offset;
+    p.srcFreedTiles = freed;
+    p.srcPeriodDone = done;
+    return p;
+  };
+  loadBlob(chip, 2, 3, {streamOf(2, 3, 24, {windowed(0, 2, false), windowed(2, 4, true)})});
+  prePush(chip, 2, 3, 16, kBuf0, 2, {20, 21});
+  ChipRunResult r = run(chip);
+  INFO(r.message);
+  CHECK(r.stop == ChipStop::Hang);
+  CHECK(chip.core({2, 3})->tilesAcked(16) == 2);
+  CHECK(isPattern(readDramTile(chip.dram(), q, 0, 0), 20));
+  CHECK(isPattern(readDramTile(chip.dram(), q, 0, 1), 21));
+}
