@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <iostream>
 #include <span>
@@ -39,7 +40,12 @@ bool samePhase(const StreamPhase& p, const StreamPhase& q) {
          p.dramReaderIndex == q.dramReaderIndex && p.dramTotalReaders == q.dramTotalReaders &&
          p.incomingDataNoc == q.incomingDataNoc && p.outgoingDataNoc == q.outgoingDataNoc && p.vc == q.vc &&
          p.dataFormat == q.dataFormat && p.srcPeriodTiles == q.srcPeriodTiles && p.srcTileOffset == q.srcTileOffset &&
-         p.srcPeriodDone == q.srcPeriodDone && p.intermediate == q.intermediate;
+         p.srcPeriodDone == q.srcPeriodDone && p.intermediate == q.intermediate &&
+         p.srcFreedTiles == q.srcFreedTiles && p.dramPadding == q.dramPadding &&
+         std::memcmp(&p.paddingValue, &q.paddingValue, sizeof p.paddingValue) == 0 && // NaN bits too
+         p.untilizeRDim == q.untilizeRDim && p.untilizeCDim == q.untilizeCDim &&
+         p.untilizeFullRDim == q.untilizeFullRDim && p.untilizeFullCDim == q.untilizeFullCDim &&
+         p.untilizeZDim == q.untilizeZDim;
 }
 
 bool sameBlob(const CoreBlob& a, const CoreBlob& b) {

@@ -38,8 +38,9 @@ constexpr uint32_t kLocalMemSize = 0x01000;      // 4 KiB
 enum Thread : uint32_t { kUnpackThread = 0, kMathThread = 1, kPackThread = 2, kThreadCount = 3 };
 
 // ---------------------------------------------------------------------------
-// Operands. BUDA's numbering: 0-7 op inputs, 16-23 outputs, 24-31
-// intermediates. Each operand is a circular buffer of whole tiles in L1.
+// Operands. BUDA's numbering: 0-7 op inputs (8-15 for the inputs 8-15 of a
+// fused op with more than 8), 16-23 outputs, 24-31 intermediates. Each
+// operand is a circular buffer of whole tiles in L1.
 // ---------------------------------------------------------------------------
 constexpr uint32_t kOperandCount = 32;
 constexpr uint32_t kFirstInputOperand = 0;
@@ -177,6 +178,8 @@ enum SfpuFunc : uint32_t {
   kSfpuRelu,       // x > 0 ? x : 0
   kSfpuReluMin,    // parameter: threshold (float32 bits): x >= threshold ? x : 0
   kSfpuReluMax,    // parameter: threshold: clamp to [0, threshold]
+  kSfpuAddScalar,  // parameter: s (float32 bits): x + s (dequantization's zero point)
+  kSfpuQuantInt8,  // parameter: zero point (float32 bits): x + zp rounded ties away, saturated to [-127, 127]
   kSfpuFuncCount
 };
 constexpr uint32_t kSfpuFuncShift = 8;

@@ -11,8 +11,10 @@
 // net2hlks constraints keep the broadcast case out of valid netlists, so for
 // them whole-tensor and per-core evaluation agree, as in BUDA's golden model.
 //
-// Rounding points: what a sub-op writes is stored in its buffer's format:
-// intermedN in intermed_df, dest in acc_df, output in out_df.
+// Rounding points: every sub-op's result is rounded to the dest register's
+// format (destFormatOf(acc_df)) where the kernel computes it, before its relu;
+// what it writes is then stored in its buffer's format: intermedN in
+// intermed_df, output in out_df (dest stays in the dest format).
 #include "golden/fused.hpp"
 #include "netlist/fused_buffer.hpp"
 
@@ -231,7 +233,7 @@ private:
       if (static_cast<size_t>(b.index) < spec_.inDf.size()) return spec_.inDf[b.index];
       return std::nullopt;
     case BufKind::Intermed: return spec_.intermedDf;
-    case BufKind::Dest: return spec_.accDf;
+    case BufKind::Dest: return destFormatOf(spec_.accDf);
     case BufKind::Output: return spec_.outDf;
     default: return std::nullopt;
     }
@@ -303,14 +305,15 @@ private:
     s.intermedDf = spec_.intermedDf;
     s.fidelity = spec_.fidelity;
     s.arch = spec_.arch;
-    // dest keeps the math result at acc_df; L1 buffers store their format.
-    s.roundOutput = target.kind != BufKind::Dest && (target.kind != BufKind::Output || spec_.roundOutput);
+    // Every sub-op computes in dest (evalOp rounds there, then applies
+    // relu); L1 buffers then store their format, dest keeps its own.
+    s.roundOutput = target.kind != BufKind::Output || spec_.roundOutput;
 
     Tensor result = evaluate(s, operands);
     // The packer stores quantization results as Int8 whatever the buffer.
     if (type == "quantization" || type == "requantization") roundTo(DataFormat::Int8, result);
     // Stored in the buffer's format (a no-op when evalOp already rounded).
-    if (target.kind == BufKind::Dest || s.roundOutput) roundTo(s.outDf, result);
+    if (s.roundOutput) roundTo(s.outDf, result);
 
     // Pops free intermediates after the sub-op read them; inputs are not
     // modelled as buffers (every input stays readable).

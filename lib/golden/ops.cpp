@@ -39,6 +39,9 @@ using netlist::Attribute;
 using netlist::OpAttributes;
 
 constexpr int64_t kTile = formats::kTileDim;
+// Output rows per panel of a matmul rounded in dest per tile (64 x 1024
+// floats: 256 KB, within L2).
+constexpr int64_t kPanelRows = 64;
 
 // ---------------------------------------------------------------- helpers
 // Tensor::at on a const tensor returns a value; row copies need the address.
@@ -293,8 +296,19 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   ProductTerms terms(spec.fidelity, integer);
 
   Tensor out(in0.w, outZ, m, n);
+  // The device adds one tile's product to dest per instruction (u_kt of them
+  // per block) and rounds dest to its format after each: with a dest
+  // narrower than Float32 the product is computed tile by tile and rounded
+  // in between. (A Float32 dest only flushes denormals, done once at the end;
+  // integer sums are exact.)
+  const DataFormat dest = destFormatOf(spec.accDf);
+  const bool roundToDest = spec.roundOutput;
+  const bool perTile = roundToDest && !integer && dest != DataFormat::Float32;
+  const int64_t stepCols = perTile ? kTile : blockCols;
+  const auto roundAcc = [&](DataFormat df, float* acc) { roundTo(df, std::span<float>(acc, static_cast<size_t>(m * n))); };
   // Partial sums leave dest for the intermediate buffer after every m_k block
-  // (and every accumulated t slice) except the last, so they are rounded there.
+  // (and every accumulated t slice) except the last, so they are rounded there
+  // (and to the dest format again when they come back).
   const int64_t chainLength = zGroup * mK;
   for (int64_t w = 0; w < in0.w; ++w) {
     for (int64_t zo = 0; zo < outZ; ++zo) {
@@ -305,18 +319,31 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
         const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
                                        static_cast<size_t>(k * n));
         for (int64_t block = 0; block < mK; ++block) {
-          for (const auto& [lhs, rhs] : pairs)
-            gemmAccumulate(acc, lhs + block * blockCols, k, rhs + block * blockCols * n, n, m, blockCols, n);
-          if (++step < chainLength) roundTo(spec.intermedDf, std::span<float>(acc, static_cast<size_t>(m * n)));
+          // Per tile: a panel of output rows at a time, so the partial sums
+          // stay in cache between the tile products and their rounding
+          // (each value's arithmetic is the same whatever the panel).
+          const int64_t panel = perTile ? kPanelRows : m;
+          for (int64_t r0 = 0; r0 < m; r0 += panel) {
+            const int64_t rows = std::min(panel, m - r0);
+            float* part = acc + r0 * n;
+            for (int64_t kc = block * blockCols; kc < (block + 1) * blockCols; kc += stepCols) {
+              for (const auto& [lhs, rhs] : pairs)
+                gemmAccumulate(part, lhs + r0 * k + kc, k, rhs + kc * n, n, rows, stepCols, n);
+              if (perTile) roundTo(dest, std::span<float>(part, static_cast<size_t>(rows * n)));
+            }
+          }
+          if (++step < chainLength) {
+            roundAcc(spec.intermedDf, acc);
+            if (perTile && spec.intermedDf != dest) roundAcc(dest, acc);
+          }
         }
       }
     }
   }
 
-  // The result sits in dest, at acc_df precision, while bias, requant and a
-  // fused unary are applied to it.
-  const bool roundToAcc = spec.roundOutput && spec.accDf != DataFormat::Float32;
-  if (roundToAcc) roundTo(spec.accDf, out);
+  // The result sits in dest, in its format, while bias, requant and a fused
+  // unary are applied to it; each of these writes dest again.
+  if (roundToDest && !perTile) roundTo(dest, out);
 
   size_t nextInput = 2;
   if (attrs.bias.value) {
@@ -333,7 +360,7 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
           float* outRow = &out.at(w, z, r, 0);
           for (int64_t c = 0; c < out.c; ++c) outRow[c] += biasRow[c];
         }
-    if (roundToAcc) roundTo(spec.accDf, out);
+    if (roundToDest) roundTo(dest, out);
   }
 
   const bool requant = boolAttr(attrs, "requant");
@@ -359,6 +386,7 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
       fail(spec, std::string("sfpu_op: ") + e.what());
     }
     for (float& v : out.data) v = applyUnary(u, v);
+    if (roundToDest) roundTo(dest, out);
   }
   return out;
 }
@@ -380,18 +408,33 @@ Tensor evalReduce(const OpSpec& spec, const Tensor& in) {
     const bool overRows = dim != "c", overCols = dim != "r";
     Tensor out(in.w, in.z, overRows ? kTile : in.r, overCols ? kTile : in.c);
     const float scale = type == "avg" ? 1.0f / static_cast<float>((overRows ? in.r : 1) * (overCols ? in.c : 1)) : 1.0f;
+    // r and c as the device reduces (docs/device-model.md, REDUCE): one tile
+    // of the reduced dimension per instruction, in index order, each adding
+    // x * scale to the running sum in dest (max: max(x), then * scale), and
+    // dest rounded to its format after every tile. (For sums the scale is
+    // 1, or for avg a power of two when the extent is one; 1/N otherwise,
+    // which the device applies per term.)
+    const DataFormat dest = destFormatOf(spec.accDf);
+    const bool perTile = spec.roundOutput && !netlist::isIntegerFormat(dest) && dest != DataFormat::Float32;
+    auto add = [&](float acc, float v) { return isMax ? (v > acc ? v : acc) : acc + v * scale; };
+    const float finalScale = isMax ? scale : 1.0f;
     for (int64_t w = 0; w < in.w; ++w)
       for (int64_t z = 0; z < in.z; ++z) {
         if (overRows && !overCols) {
           std::vector<float> acc(static_cast<size_t>(in.c), init);
-          for (int64_t r = 0; r < in.r; ++r)
-            for (int64_t c = 0; c < in.c; ++c) acc[c] = combine(acc[c], in.at(w, z, r, c));
-          for (int64_t c = 0; c < in.c; ++c) out.at(w, z, 0, c) = acc[c] * scale;
+          for (int64_t r = 0; r < in.r; ++r) {
+            for (int64_t c = 0; c < in.c; ++c) acc[c] = add(acc[c], in.at(w, z, r, c));
+            if (perTile && r % kTile == kTile - 1) roundTo(dest, std::span<float>(acc));
+          }
+          for (int64_t c = 0; c < in.c; ++c) out.at(w, z, 0, c) = acc[c] * finalScale;
         } else if (overCols && !overRows) {
           for (int64_t r = 0; r < in.r; ++r) {
             float acc = init;
-            for (int64_t c = 0; c < in.c; ++c) acc = combine(acc, in.at(w, z, r, c));
-            out.at(w, z, r, 0) = acc * scale;
+            for (int64_t c = 0; c < in.c; ++c) {
+              acc = add(acc, in.at(w, z, r, c));
+              if (perTile && c % kTile == kTile - 1) roundTo(dest, std::span<float>(&acc, 1));
+            }
+            out.at(w, z, r, 0) = acc * finalScale;
           }
         } else {
           float acc = init;
@@ -494,9 +537,20 @@ Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Te
 Tensor evalEltwiseUnary(const OpSpec& spec, const Unary& u, std::span<const Tensor> inputs) {
   requireInputs(spec, inputs, 1);
   Tensor out = inputs[0];
-  if (u.kind != UnaryKind::Identity)
+  if (u.kind != UnaryKind::Identity) {
+    // The kernel copies the input into dest (rounding it to the dest format)
+    // and runs the SFPU there: the function sees the rounded value. (evalOp
+    // rounds the result; for a copy that is the only rounding.)
+    if (spec.roundOutput) roundTo(destFormatOf(spec.accDf), out);
     for (float& v : out.data) v = applyUnary(u, v);
+  }
   return out;
+}
+
+// Ops whose result the kernel writes into dest (rounded to its format) and
+// the packer reads from there; matmul rounds itself (before bias and sfpu_op).
+bool resultInDest(const std::string& type) {
+  return type == "reduce" || binaryKindOf(type) || unaryKindOf(type);
 }
 
 Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
@@ -541,6 +595,15 @@ bool detail::representable(DataFormat df, std::span<const float> values) {
 }
 
 // ---------------------------------------------------------------- public API
+DataFormat destFormatOf(DataFormat accDf) {
+  if (accDf == DataFormat::Float32 || accDf == DataFormat::Float16 || accDf == DataFormat::Float16_b) return accDf;
+  if (netlist::isIntegerFormat(accDf)) return DataFormat::Int32;
+  // Block formats (BUDA accepts acc_df: Bfp8_b) accumulate in the 16-bit
+  // float of their exponent family.
+  return netlist::isExponentBFormat(accDf) || netlist::isRawFormat(accDf) ? DataFormat::Float16_b
+                                                                          : DataFormat::Float16;
+}
+
 float fidelityOperandA(MathFidelity f, float x) {
   const Phases p = phasesOf(f);
   return p.aLowBHigh ? x : highA(x);
@@ -620,6 +683,18 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
     for (size_t i = 0; i < rounded.size() && i < spec.inDf.size(); ++i) roundTo(spec.inDf[i], rounded[i]);
     inputs = rounded;
   }
+  // splice copies tiles through dest: rounding its inputs to the dest format
+  // is rounding each copied value there, before evalSplice packs them.
+  if (spec.roundOutput && spec.type == "splice") {
+    const DataFormat dest = destFormatOf(spec.accDf);
+    bool destChanges = false;
+    for (size_t i = 0; i < inputs.size() && !destChanges; ++i) destChanges = !representable(dest, inputs[i].data);
+    if (destChanges) {
+      if (rounded.empty()) rounded.assign(inputs.begin(), inputs.end());
+      for (Tensor& t : rounded) roundTo(dest, t);
+      inputs = rounded;
+    }
+  }
 
   Tensor out = compute(spec, inputs);
 
@@ -630,10 +705,11 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
                    std::to_string(spec.colTiles() * kTile) + "]");
 
   const OpAttributes& attrs = attrsOf(spec);
-  // A reduce result sits in dest (acc_df) before the packer, which applies
-  // relu and converts to out_df. (Matmul rounds to acc_df itself, before its
-  // bias and requant steps.)
-  if (spec.roundOutput && spec.type == "reduce" && spec.accDf != DataFormat::Float32) roundTo(spec.accDf, out);
+  // The result sits in dest (its format) before the packer, which applies
+  // relu to the dest value and converts to out_df: a value just below the
+  // relu threshold that rounds up to it in dest is kept, and a Bfp out_df
+  // rounds values that dest rounded already.
+  if (spec.roundOutput && resultInDest(spec.type)) roundTo(destFormatOf(spec.accDf), out);
   applyRelu(attrs, out);
   if (spec.roundOutput) {
     // A requantizing matmul always packs Int8, whatever out_df says.

@@ -6,8 +6,11 @@
 //  * inputs are rounded to their in_df (the unpacker's source format);
 //  * math runs in float32; multiplications see operands reduced by the math
 //    fidelity (LoFi/HiFi2/HiFi3 drop low mantissa bits, HiFi4 keeps them);
-//  * matmul partial sums over m_k are rounded to intermed_df between blocks,
-//    final results to acc_df then out_df; eltwise results to out_df.
+//  * every result the device holds in its dest register is rounded to the
+//    dest format (destFormatOf(acc_df)) before relu and the out_df rounding:
+//    eltwise, unary (its input too: the datacopy into dest), matmul, reduce,
+//    splice; matmul partial sums over m_k are rounded to intermed_df between
+//    blocks.
 #pragma once
 #include "formats/tensor.hpp"
 #include "netlist/model.hpp"
@@ -45,11 +48,19 @@ struct OpSpec {
   DataFormat intermedDf = DataFormat::Float16_b;
   MathFidelity fidelity = MathFidelity::HiFi4;
   netlist::Arch arch = netlist::Arch::Grayskull;
-  bool roundOutput = true;            // false inside fused ops (dest keeps acc precision)
+  // false: return the math result unrounded (no dest, no out_df rounding);
+  // for callers that round it themselves (matmul parts of depthwise/sparse).
+  bool roundOutput = true;
 
   int64_t rowTiles() const { return grid.r * mblock.r * ublock.r; }
   int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }
 };
+
+// The format of the dest register for an op's acc_df (net2hlks' kDestFormat,
+// docs/net2hlks.md): Float16, Float16_b and Float32 as given, Int32 for an
+// integer acc_df, and for a block format the 16-bit float of its exponent
+// family (Float16_b for the _b formats and RawUInt*, else Float16).
+DataFormat destFormatOf(DataFormat accDf);
 
 // Computes one op. All inputs have the same w (number of entries). Throws
 // GoldenError for unsupported types/attributes.

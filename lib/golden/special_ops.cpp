@@ -179,10 +179,11 @@ struct MatmulPart {
   MatmulPart& operator=(const MatmulPart&) = delete;
 };
 
-// Dest holds the accumulation in acc_df before the packer converts to out_df.
+// Dest holds the accumulation in its format (destFormatOf(acc_df)) before
+// the packer converts to out_df.
 void packMatmulOutput(const OpSpec& spec, Tensor& out) {
   if (!spec.roundOutput) return;
-  if (spec.accDf != DataFormat::Float32) roundTo(spec, spec.accDf, out);
+  roundTo(spec, destFormatOf(spec.accDf), out);
   roundTo(spec, spec.outDf, out);
 }
 

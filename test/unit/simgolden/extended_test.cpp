@@ -21,10 +21,14 @@ std::string accOf(const std::string& df) {
   return "Float16_b";
 }
 
-// A result rounded by dest then by out_df is bit-exact with the reference's
-// single rounding when the two formats agree or dest is Float32.
-Expect eltwiseExpect(const std::string& out, const std::string& acc) {
-  return out == acc || acc == "Float32" || acc == "Int32" ? Expect::Exact : Expect::Close;
+// The reference rounds in dest where the kernel does (docs/golden-model.md,
+// step 4), so everything is bit-exact but matmuls whose dot products the
+// reference's AVX2+FMA GEMM sums in another order than the device with a
+// visible effect: Float32 data, and Float16 at HiFi4 with u_kt 1 (11-bit
+// operands: with these values a last-bit difference survives the rounding to
+// Float16 in 1-2 values; with u_kt 2 and 3 none does).
+Expect matmulExpect(const std::string& df, const std::string& fidelity, int uKt) {
+  return df == "Float32" || (df == "Float16" && fidelity == "HiFi4" && uKt == 1) ? Expect::Close : Expect::Exact;
 }
 
 } // namespace
@@ -45,9 +49,9 @@ TEST_CASE("sim vs golden extended: binary ops x formats x fidelities", "[.extend
       const std::string acc = accOf(df);
       if (std::string(type) == "multiply") {
         for (const char* f : kFidelities)
-          cases.push_back({std::string("multiply ") + df + " " + f, binary(type, df, acc, f), eltwiseExpect(df, acc), {-4, 4}});
+          cases.push_back({std::string("multiply ") + df + " " + f, binary(type, df, acc, f), Expect::Exact, {-4, 4}});
       } else {
-        cases.push_back({std::string(type) + " " + df, binary(type, df, acc), eltwiseExpect(df, acc), {-4, 4}});
+        cases.push_back({std::string(type) + " " + df, binary(type, df, acc), Expect::Exact, {-4, 4}});
       }
     }
   for (const char* type : {"add", "subtract", "maximum", "multiply"}) {
@@ -80,7 +84,7 @@ TEST_CASE("sim vs golden extended: SFPU functions x formats", "[.extended][simgo
       const std::string acc = accOf(df);
       OneOp o = unary(f.type, df, acc);
       o.attrs = f.attrs;
-      cases.push_back({std::string(f.type) + " " + df, o, eltwiseExpect(df, acc), f.range});
+      cases.push_back({std::string(f.type) + " " + df, o, Expect::Exact, f.range});
     }
   runCases(cases);
 }
@@ -94,7 +98,7 @@ TEST_CASE("sim vs golden extended: matmul blockings x fidelities x formats", "[.
       for (const char* f : kFidelities) {
         OneOp o = matmul(mK, uKt, df, accOf(df), f);
         if (std::string(df) == "Bfp8_b") o.intermedDf = "Float16_b";
-        cases.push_back({"matmul " + b + " " + df + " " + f, o, Expect::Close});
+        cases.push_back({"matmul " + b + " " + df + " " + f, o, matmulExpect(df, f, uKt)});
       }
     OneOp i = matmul(mK, uKt, "Int8", "Int32", "HiFi4");
     i.outDf = "Int32";
@@ -110,16 +114,13 @@ TEST_CASE("sim vs golden extended: reduce dims x types x formats x extents", "[.
     for (const char* type : {"sum", "max", "avg"})
       for (const char* df : {"Float16_b", "Float16", "Float32", "Bfp8_b"})
         for (const auto& [mK, uKt] : {std::pair{1, 1}, std::pair{2, 2}}) {
-          const std::string acc = accOf(df);
-          // One tile, max, or a Float32 dest with power-of-two scales: bit-exact.
-          const bool exact = (mK * uKt == 1 || std::string(type) == "max" || acc == "Float32");
+          // The reference rounds dest after every tile and scales every term.
           cases.push_back({std::string("reduce ") + dim + " " + type + " " + df + " extent " + std::to_string(mK * uKt),
-                           reduceRc(dim, type, df, acc, mK, uKt), exact ? Expect::Exact : Expect::Close});
+                           reduceRc(dim, type, df, accOf(df), mK, uKt), Expect::Exact});
         }
   for (const char* type : {"sum", "max"})
     for (const char* df : {"Float16_b", "Float16", "Float32", "Bfp8_b"})
-      cases.push_back({std::string("reduce z ") + type + " " + df, reduceZ(type, df, accOf(df)),
-                       std::string(df) == "Bfp8_b" ? Expect::Close : Expect::Exact});
+      cases.push_back({std::string("reduce z ") + type + " " + df, reduceZ(type, df, accOf(df)), Expect::Exact});
   runCases(cases);
 }
 
@@ -136,7 +137,7 @@ TEST_CASE("sim vs golden extended: edges (full dest halves, saturation, fidelity
   cases.push_back({"add ublock 4 tiles (32-bit dest half)", full32, Expect::Exact, {-4, 4}});
   OneOp mm8 = matmul(2, 2, "Float16_b", "Float16_b", "HiFi4");
   mm8.block = "t: 1, mblock: [1, 2], ublock: [4, 2]";
-  cases.push_back({"matmul ublock 8 tiles", mm8, Expect::Close});
+  cases.push_back({"matmul ublock 8 tiles", mm8, Expect::Exact});
   OneOp mm32 = matmul(2, 1, "Float32", "Float32", "HiFi4");
   mm32.block = "t: 1, mblock: [2, 2], ublock: [2, 2]";
   cases.push_back({"matmul Float32 ublock 4 tiles", mm32, Expect::Close});
