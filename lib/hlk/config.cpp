@@ -4,6 +4,7 @@
 
 #include "hlk/fused.hpp"
 #include "hlk/internal.hpp"
+#include "hlk/sparse_matmul.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -24,6 +25,11 @@ std::string_view familyName(Family f) {
   case Family::Reduce: return "reduce";
   case Family::Splice: return "splice";
   case Family::Fused: return "fused";
+  case Family::Depthwise: return "depthwise";
+  case Family::Quant: return "quant";
+  case Family::Tilizer: return "tilizer";
+  case Family::Embedding: return "embedding";
+  case Family::Topk: return "topk";
   }
   return "unary";
 }
@@ -159,7 +165,7 @@ std::string sfpuCode(contract::SfpuFunc f) {
                                        "kSfpuGelu",    "kSfpuGeluDerivative", "kSfpuSigmoid", "kSfpuTanh",
                                        "kSfpuAbs",     "kSfpuSine",   "kSfpuCosine",        "kSfpuSquare",
                                        "kSfpuPower",   "kSfpuLrelu",  "kSfpuRelu",          "kSfpuReluMin",
-                                       "kSfpuReluMax"};
+                                       "kSfpuReluMax", "kSfpuAddScalar", "kSfpuQuantInt8"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == contract::kSfpuFuncCount);
   return kNames[f];
 }
@@ -230,6 +236,10 @@ public:
     else if (type == "reduce") result = reduce();
     else if (type == "splice") result = splice();
     else if (type == "fused_op") result = fusedOp();
+    else if (type == "depthwise") result = depthwise();
+    else if (type == "dropout") result = dropout();
+    else if (type == "tilizer") result = tilizer();
+    else if (type == "quantization" || type == "requantization" || type == "dequantization") result = quant();
     else {
       diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
                    opText(op_) + ": op type " + quote(type) + " is not supported by net2hlks yet");
@@ -346,11 +356,32 @@ private:
     return k_;
   }
 
+  // dropout: the reference model only models p = 0 (the identity): a datacopy.
+  std::optional<KernelConfig> dropout() {
+    if (const Attribute* p = op_.attributes.find("p"); p && p->value.is_number() && p->value.get<double>() != 0.0)
+      return unsupported(p->loc, "dropout with p = " + p->value.dump() +
+                                     " (random; only p = 0, the identity, is modelled)");
+    return unary();
+  }
+
+  // tilizer: BUDA's unpacker reads a `layout: flat` input row by row; the
+  // values do not change (lib/golden evalTilizer). The kernel receives the
+  // entry as tiles in the op's blocking (the data path reads the flat rows
+  // as tiles) and copies them.
+  std::optional<KernelConfig> tilizer() {
+    if (op_.inputs.size() != 1) return unsupported(op_.inputsLoc, "a tilizer with " + std::to_string(op_.inputs.size()) + " inputs");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    auto result = unary();
+    if (result) result->family = Family::Tilizer;
+    return result;
+  }
+
   std::optional<KernelConfig> binary() {
     k_.family = Family::Binary;
     if (op_.inputs.size() != 2) return unsupported(op_.inputsLoc, "a binary op with " + std::to_string(op_.inputs.size()) + " inputs");
-    if (!checkInputTms(false, false, true)) return std::nullopt;
+    if (!checkInputTms(true, false, true)) return std::nullopt;
     k_.binary.op = *eltwiseOpOf(op_.type.value);
+    k_.binary.transposeIn0 = tms_[0].transpose;
     if (const Tm* tb = tms_[1].tileBcast) k_.binary.bcastIn1 = tb->dim == 'c' ? contract::kBcastCol : contract::kBcastRow;
     addInput(0, outLayout(), outLayout().ublockTiles());
     addInput(1, outLayout(), outLayout().ublockTiles());
@@ -362,19 +393,29 @@ private:
     k_.family = Family::Matmul;
     const OpAttributes& a = op_.attributes;
     MatmulArgs& m = k_.matmul;
-    if (a.identity.value) return unsupported(a.identity.loc, "sparse matmul (identity: true)");
+    if (a.identity.value) return configureSparseMatmul(nl_, op_, k_, diags_); // sparse_matmul.cpp
     for (const char* key : {"requant", "dequant"})
-      if (const Attribute* q = a.find(key); q && q->value.is_boolean() && q->value.get<bool>())
-        return unsupported(q->loc, std::string(key) + ": true (integer matmul with a scale input)");
+      if (const Attribute* q = a.find(key); q && q->value.is_boolean() && q->value.get<bool>()) {
+        if (m.quant != 0) return unsupported(q->loc, "requant and dequant together");
+        m.quant = std::string(key) == "requant" ? 1 : 2;
+      }
+    if (m.quant != 0) {
+      m.zeroPointBits = floatBits(a.zeroPoint.present() ? a.zeroPoint.value : 0.0);
+      // Integer products and sums are exact in float32 below 2^24, which is
+      // what the reference model computes in.
+      k_.common.destFormat = DataFormat::Float32;
+      k_.common.fidelity = MathFidelity::HiFi4;
+    }
     if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1)
       return unsupported(op_.type.loc, "a matmul without m_k and u_kt");
     m.mK = a.mK.value;
     m.uKt = a.uKt.value;
     m.bias = a.bias.value;
-    size_t wantInputs = m.bias ? 3 : 2;
+    size_t wantInputs = (m.bias ? 3 : 2) + (m.quant != 0 ? 1 : 0);
     if (op_.inputs.size() != wantInputs)
       return unsupported(op_.inputsLoc, "a matmul with " + std::to_string(op_.inputs.size()) + " inputs (expected " +
-                                            std::to_string(wantInputs) + (m.bias ? ": in0, in1, bias)" : ": in0, in1)"));
+                                            std::to_string(wantInputs) + ": in0, in1" + (m.bias ? ", bias" : "") +
+                                            (m.quant != 0 ? ", scale)" : ")"));
     if (!checkInputTms(false, true, false)) return std::nullopt;
     m.transposeIn1 = tms_[1].transpose;
     if (a.accumulate.value) {
@@ -409,6 +450,7 @@ private:
     addInput(0, in0, mb.r * ub.r * m.uKt);
     addInput(1, in1, m.uKt * mb.c * ub.c);
     if (m.bias) addInput(2, outLayout(), outLayout().ublockTiles());
+    if (m.quant != 0) addInput(m.bias ? 3 : 2, outLayout(), outLayout().ublockTiles());
     addOutput();
     if (m.spill) addSpill(outLayout().blockTiles());
     return k_;
@@ -532,6 +574,71 @@ private:
     return k_;
   }
 
+  // depthwise (lib/golden evalDepthwise): out tile (r, c) = sum over b < m_k
+  // of in0 tile (r, c + b*C) x in1 tile (b, c). Per block b the kernel needs
+  // in0's b-th output-shaped block and in1's row b.
+  std::optional<KernelConfig> depthwise() {
+    k_.family = Family::Depthwise;
+    const OpAttributes& a = op_.attributes;
+    DepthwiseArgs& dw = k_.depthwise;
+    dw.bias = a.bias.value;
+    const size_t wantInputs = dw.bias ? 3 : 2;
+    if (op_.inputs.size() != wantInputs)
+      return unsupported(op_.inputsLoc, "a depthwise with " + std::to_string(op_.inputs.size()) + " inputs (expected " +
+                                            std::to_string(wantInputs) + ")");
+    if (!a.mK.present() || a.mK.value < 1) {
+      diags_.error("hlk-attribute", locOr(a, op_.type.loc), opText(op_) + ": depthwise needs the attribute 'm_k' >= 1");
+      return std::nullopt;
+    }
+    if (a.uKt.present() && a.uKt.value != 1) {
+      diags_.error("hlk-attribute", locOr(a.uKt, op_.type.loc),
+                   opText(op_) + ": depthwise needs u_kt = 1 (each block is one tile deep), got " + std::to_string(a.uKt.value));
+      return std::nullopt;
+    }
+    // Block b of input 0 is tile columns [b*C, (b+1)*C) of the whole tensor
+    // (C: the output's columns); a core of a multi-column grid would need
+    // strided columns, not the even share the data path delivers.
+    if (op_.gridSize.value.c != 1)
+      return unsupported(op_.gridSize.loc, "depthwise on a grid of " + std::to_string(op_.gridSize.value.c) +
+                                               " columns (input 0's blocks span the whole width)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    dw.mK = a.mK.value;
+    dw.spill = dw.mK > 1;
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    // in0: the m_k output-shaped blocks one after the other (ublocks column
+    // by column, so a block's ublocks are consecutive); in1: per block, one
+    // row of the output's tile columns.
+    Layout in0{op_.t.value, {mb.r, dw.mK * mb.c}, ub, UblockOrder::C};
+    Layout in1{op_.t.value, {dw.mK, mb.c}, {1, ub.c}, UblockOrder::R};
+    addInput(0, in0, outLayout().blockTiles());
+    addInput(1, in1, mb.c * ub.c);
+    if (dw.bias) addInput(2, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    if (dw.spill) addSpill(outLayout().blockTiles());
+    return k_;
+  }
+
+  // quantization, requantization, dequantization (lib/golden scaleAndShift,
+  // evalDequantization): plain float32 products and sums, so the kernel
+  // computes in a Float32 dest with HiFi4 whatever acc_df/math_fidelity say.
+  std::optional<KernelConfig> quant() {
+    k_.family = Family::Quant;
+    if (op_.inputs.size() != 2)
+      return unsupported(op_.inputsLoc, "a " + op_.type.value + " with " + std::to_string(op_.inputs.size()) +
+                                            " inputs (expected 2: value, scale)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    const OpAttributes& a = op_.attributes;
+    const double zp = a.zeroPoint.present() ? a.zeroPoint.value : 0.0;
+    k_.quant.dequant = op_.type.value == "dequantization";
+    k_.quant.zeroPointBits = floatBits(k_.quant.dequant ? -zp : zp);
+    k_.common.destFormat = DataFormat::Float32;
+    k_.common.fidelity = MathFidelity::HiFi4;
+    addInput(0, outLayout(), outLayout().ublockTiles());
+    addInput(1, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    return k_;
+  }
+
   std::optional<KernelConfig> fusedOp() {
     k_.family = Family::Fused;
     const FusedOp* fused = nullptr;
@@ -557,6 +664,20 @@ private:
     k_.common.reluThresholdBits = 0;
     auto plan = planFusedOp(nl_, op_, *fused, target_, diags_, k_.operands);
     if (!plan) return std::nullopt;
+    // Quantization-family sub-ops compute in plain float32 (lib/golden): a
+    // Float32 dest, when every ublock fits its half (4 tiles, as Int32's).
+    bool quant = false, fits = true;
+    for (const SubOpPlan& s : plan->subs) {
+      quant |= s.kind == SubOpPlan::Kind::Quant;
+      fits &= s.ublock.r * s.ublock.c <= 4;
+    }
+    if (quant && !fits && k_.common.destFormat != DataFormat::Float32) {
+      diags_.error("hlk-fused-unsupported", locOr(op_.ublock, op_.loc),
+                   opText(op_) + ": a fused op with quantization-family sub-ops computes in a Float32 dest, whose "
+                                 "half holds 4 tiles; a sub-op ublock is larger");
+      return std::nullopt;
+    }
+    if (quant) k_.common.destFormat = DataFormat::Float32;
     k_.fused = plan;
     addOutput();
     return k_;

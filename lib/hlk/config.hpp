@@ -22,8 +22,9 @@ using netlist::MathFidelity;
 using netlist::UblockOrder;
 
 // The template an op's kernel is instantiated from.
-enum class Family { Unary, Binary, Matmul, Reduce, Splice, Fused };
-std::string_view familyName(Family f); // unary, binary, matmul, reduce, splice, fused
+enum class Family { Unary, Binary, Matmul, Reduce, Splice, Fused, Depthwise, Quant, Tilizer, Embedding, Topk };
+// unary, binary, matmul, reduce, splice, fused, depthwise, quant, tilizer, embedding, topk
+std::string_view familyName(Family f);
 
 // The tile order of one operand: per t, the ublocks of the mblock in
 // `order`, each ublock row-major (lib/formats/blocking.hpp coreTileOrder for
@@ -84,6 +85,7 @@ struct UnaryArgs {
 struct BinaryArgs {
   contract::EltwiseOp op = contract::kEltAdd;
   contract::Broadcast bcastIn1 = contract::kBcastNone; // tile_broadcast of input 1
+  bool transposeIn0 = false; // transpose TM on input 0: copied to dest transposed, then dest op input 1
 };
 
 struct MatmulArgs {
@@ -96,6 +98,11 @@ struct MatmulArgs {
   contract::SfpuFunc func = contract::kSfpuGelu;
   uint32_t param = 0;
   bool spill = false; // partial sums leave dest between m_k blocks / accumulated slices
+  // requant: result x scale + zero_point, to Int8; dequant: (result +
+  // zero_point) x scale. The scale is the input after the bias. Both run in a
+  // Float32 dest (plain float32 products, as lib/golden computes them).
+  int quant = 0;              // 0 none, 1 requant, 2 dequant
+  uint32_t zeroPointBits = 0; // float32 bits
 };
 
 struct ReduceArgs {
@@ -121,7 +128,23 @@ struct SpliceArgs {
   int64_t rounds = 1;        // per pass
 };
 
+// depthwise: m_k blocks; block b multiplies in0's b-th output-shaped block
+// tile by tile with row b of in1 (lib/golden special_ops).
+struct DepthwiseArgs {
+  int64_t mK = 1;
+  bool bias = false;  // input 2, row 0 of each tile added to every row
+  bool spill = false; // partial sums leave dest between blocks (m_k > 1)
+};
+
+// quantization/requantization (x * scale + zero_point, to Int8) and
+// dequantization ((x - zero_point) * scale), in a Float32 dest.
+struct QuantArgs {
+  bool dequant = false;
+  uint32_t zeroPointBits = 0; // float32 bits of zero_point (dequantization: of -zero_point)
+};
+
 struct FusedPlan; // fused.hpp
+struct SparseMatmulPlan; // sparse_matmul.hpp
 
 struct KernelConfig {
   Family family = Family::Unary;
@@ -131,7 +154,10 @@ struct KernelConfig {
   MatmulArgs matmul;
   ReduceArgs reduce;
   SpliceArgs splice;
+  DepthwiseArgs depthwise;
+  QuantArgs quant;
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
+  std::shared_ptr<const SparseMatmulPlan> sparse; // Family::Matmul with identity: true
   std::vector<OperandInfo> operands;      // sorted by operand number
 };
 

@@ -6,6 +6,7 @@
 
 #include "hlk/fused.hpp"
 #include "hlk/internal.hpp"
+#include "hlk/sparse_matmul.hpp"
 
 #include <sstream>
 
@@ -73,7 +74,8 @@ std::string renderArgs(const KernelConfig& k) {
   commonFields(h, k);
   switch (k.family) {
   case Family::Unary:
-    h.section("unary (datacopy, nop, SFPU functions)");
+  case Family::Tilizer:
+    h.section(k.family == Family::Tilizer ? "tilizer (a datacopy of the entry's tiles)" : "unary (datacopy, nop, SFPU functions)");
     h.field("bool", "kHasSfpu", b(k.unary.sfpu), "false: datacopy");
     h.field("SfpuFunc", "kSfpuFunc", sfpuCode(k.unary.func), "");
     h.field("uint32_t", "kSfpuParam", hex32(k.unary.param), "power: exponent; lrelu: slope bits");
@@ -83,8 +85,13 @@ std::string renderArgs(const KernelConfig& k) {
     h.section("binary (add, subtract, multiply, maximum)");
     h.field("EltwiseOp", "kEltwiseOp", eltwiseCode(k.binary.op), "");
     h.field("Broadcast", "kBcastIn1", bcastCode(k.binary.bcastIn1), "tile_broadcast of input 1");
+    h.field("bool", "kTransposeIn0", b(k.binary.transposeIn0), "transpose TM on input 0: via dest");
     break;
   case Family::Matmul: {
+    if (k.sparse) { // identity: true
+      h.raw(renderSparseMatmulArgs(k));
+      break;
+    }
     const MatmulArgs& m = k.matmul;
     h.section("matmul");
     h.field("int", "kMK", n(m.mK), "m_k: blocks of the inner dimension");
@@ -100,6 +107,9 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("uint32_t", "kSfpuParam", hex32(m.param), "");
     h.field("bool", "kSpill", b(m.spill), "partial sums go through the spill operand");
     h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
+    h.field("int", "kQuant", n(m.quant), "0 none; 1 requant: x * scale + zp to Int8; 2 dequant: (x + zp) * scale");
+    h.field("int", "kScaleOperand", n(m.bias ? 3 : 2), "the scale input (kQuant != 0)");
+    h.field("uint32_t", "kZeroPoint", hex32(m.zeroPointBits), "float32 bits");
     break;
   }
   case Family::Reduce: {
@@ -139,6 +149,27 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("int", "kSpliceRounds", n(sp.rounds), "per pass");
     break;
   }
+  case Family::Depthwise: {
+    const DepthwiseArgs& dw = k.depthwise;
+    h.section("depthwise");
+    h.field("int", "kMK", n(dw.mK), "m_k: blocks summed");
+    h.field("int", "kIn0BlockTiles", n(k.common.mblock.r * k.common.mblock.c * k.common.ublock.r * k.common.ublock.c),
+            "input 0 tiles per block (the output block)");
+    h.field("int", "kIn1BlockTiles", n(k.common.mblock.c * k.common.ublock.c), "input 1 tiles per block (one row)");
+    h.field("bool", "kBias", b(dw.bias), "input 2: row 0 of each tile added");
+    h.field("bool", "kSpill", b(dw.spill), "partial sums go through the spill operand");
+    h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
+    break;
+  }
+  case Family::Quant:
+    h.section("quantization family (Float32 dest, HiFi4)");
+    h.field("bool", "kDequant", b(k.quant.dequant), "(x - zero_point) * scale; else x * scale + zero_point");
+    h.field("uint32_t", "kZeroPoint", hex32(k.quant.zeroPointBits), "float32 bits (dequantization: -zero_point)");
+    h.field("bool", "kRoundInt8", b(k.common.outFormat == DataFormat::Int8), "out_df Int8: rounded and saturated in dest");
+    break;
+  case Family::Embedding:
+  case Family::Topk:
+    break;
   case Family::Fused:
     h.section("fused op (the schedule is in hlks.cpp)");
     h.field("int", "kIntermediates", n(k.fused->intermediates), "intermedN is operand 24 + N");
@@ -249,7 +280,15 @@ void hlk_main() {
         hlk_wait_tiles(0, kUblockTiles);
         hlk_wait_tiles(1, kUblockTiles);
         hlk_acquire_dst();
-        for (int d = 0; d < kUblockTiles; ++d) hlk_binary_tile(kEltwiseOp, 0, 1, d, d, d, kBcastIn1);
+        for (int d = 0; d < kUblockTiles; ++d) {
+          if constexpr (kTransposeIn0) {
+            // The unpacker transposes only on a copy: input 0 goes to dest first.
+            hlk_copy_tile_to_dst(0, d, d, true);
+            hlk_binary_tile_dest_a(kEltwiseOp, 1, d, d, kBcastIn1);
+          } else {
+            hlk_binary_tile(kEltwiseOp, 0, 1, d, d, d, kBcastIn1);
+          }
+        }
         hlk_pop_tiles(0, kUblockTiles);
         hlk_pop_tiles(1, kUblockTiles);
         pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub),
@@ -303,6 +342,15 @@ void hlk_main() {
                 hlk_wait_tiles(2, kUblockTiles);
                 for (int d = 0; d < kUblockTiles; ++d) hlk_binary_tile_dest_a(kEltAdd, 2, d, d, kBiasBroadcast);
                 hlk_pop_tiles(2, kUblockTiles);
+              }
+              if constexpr (kQuant != 0) {
+                hlk_wait_tiles(kScaleOperand, kUblockTiles);
+                for (int d = 0; d < kUblockTiles; ++d) {
+                  if constexpr (kQuant == 2) hlk_sfpu(kSfpuAddScalar, d, kZeroPoint);
+                  hlk_binary_tile_dest_a(kEltMul, kScaleOperand, d, d);
+                  if constexpr (kQuant == 1) hlk_sfpu(kSfpuQuantInt8, d, kZeroPoint);
+                }
+                hlk_pop_tiles(kScaleOperand, kUblockTiles);
               }
               if constexpr (kHasSfpu)
                 for (int d = 0; d < kUblockTiles; ++d) hlk_sfpu(kSfpuFunc, d, kSfpuParam);
@@ -424,6 +472,95 @@ void hlk_main() {
 }
 )";
 
+const char* const kDepthwiseBody = R"(
+// Per output t, kMK blocks. Block b: input 0 brings the b-th output-shaped
+// block (ublocks column by column, tiles row-major), input 1 row b of the
+// output's tile columns. Output tile (row, col) accumulates in0 (row, col) x
+// in1 (col) of every block; between blocks the partial sums go to the spill
+// operand (intermed_df). Bias (input 2, the output's blocking, row 0 of each
+// tile) is added after the last block.
+void hlk_main() {
+  configure();
+  const uint32_t entries = hlk_input_count(kInputCount);
+  for (uint32_t entry = 0; entry < entries; ++entry) {
+    for (int t = 0; t < kT; ++t) {
+      for (int kb = 0; kb < kMK; ++kb) {
+        hlk_wait_tiles(0, kIn0BlockTiles);
+        hlk_wait_tiles(1, kIn1BlockTiles);
+        for (int ub = 0; ub < kMblockUblocks; ++ub) {
+          const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
+          const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
+          hlk_acquire_dst();
+          if (kb == 0) {
+            for (int d = 0; d < kUblockTiles; ++d) hlk_zero_dst(d);
+          } else {
+            hlk_wait_tiles(kSpillOperand, kUblockTiles);
+            for (int d = 0; d < kUblockTiles; ++d) hlk_copy_tile_to_dst(kSpillOperand, d, d);
+            hlk_pop_tiles(kSpillOperand, kUblockTiles);
+          }
+          for (int h = 0; h < kUblockR; ++h)
+            for (int w = 0; w < kUblockC; ++w) {
+              const int row = ubR * kUblockR + h, col = ubC * kUblockC + w;
+              hlk_mm_tile(0, 1, tile_index<kMblockR, kMblockC, kUblockR, kUblockC, false>(row, col), col,
+                          h * kUblockC + w);
+            }
+          if (kb == kMK - 1) {
+            if constexpr (kBias) {
+              hlk_wait_tiles(2, kUblockTiles);
+              for (int d = 0; d < kUblockTiles; ++d) hlk_binary_tile_dest_a(kEltAdd, 2, d, d, kBcastRow);
+              hlk_pop_tiles(2, kUblockTiles);
+            }
+            if constexpr (kSpill && kReluMode != 0) hlk_set_relu(kReluMode, kReluThreshold);
+            pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ubR, ubC);
+          } else {
+            if constexpr (kReluMode != 0) hlk_set_relu(0, 0); // partial sums are packed without relu
+            pack_tiles(kSpillOperand, kUblockTiles);
+          }
+          hlk_release_dst();
+        }
+        hlk_pop_tiles(0, kIn0BlockTiles);
+        hlk_pop_tiles(1, kIn1BlockTiles);
+      }
+    }
+  }
+}
+)";
+
+const char* const kQuantBody = R"(
+// Inputs 0 (value) and 1 (scale) and the output carry the op's blocking.
+// quantization/requantization: dest = x * scale, then + zero_point (rounded
+// to Int8 in dest for an Int8 output); dequantization: dest = x, then
+// + (-zero_point), then * scale. Float32 dest, HiFi4: plain float32 math.
+void hlk_main() {
+  configure();
+  const uint32_t entries = hlk_input_count(kInputCount);
+  for (uint32_t entry = 0; entry < entries; ++entry) {
+    for (int t = 0; t < kT; ++t) {
+      for (int ub = 0; ub < kMblockUblocks; ++ub) {
+        hlk_wait_tiles(0, kUblockTiles);
+        hlk_wait_tiles(1, kUblockTiles);
+        hlk_acquire_dst();
+        for (int d = 0; d < kUblockTiles; ++d) {
+          if constexpr (kDequant) {
+            hlk_copy_tile_to_dst(0, d, d);
+            hlk_sfpu(kSfpuAddScalar, d, kZeroPoint);
+            hlk_binary_tile_dest_a(kEltMul, 1, d, d);
+          } else {
+            hlk_binary_tile(kEltMul, 0, 1, d, d, d);
+            hlk_sfpu(kRoundInt8 ? kSfpuQuantInt8 : kSfpuAddScalar, d, kZeroPoint);
+          }
+        }
+        hlk_pop_tiles(0, kUblockTiles);
+        hlk_pop_tiles(1, kUblockTiles);
+        pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub),
+                                                               ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub));
+        hlk_release_dst();
+      }
+    }
+  }
+}
+)";
+
 std::string renderSource(const KernelConfig& k) {
   std::string s = "// hlks.cpp: generated by net2hlks (Tessera); do not edit.\n"
                   "// " + std::string(familyName(k.family)) +
@@ -431,11 +568,16 @@ std::string renderSource(const KernelConfig& k) {
                   "// operand is described in docs/net2hlks.md.\n";
   s += kPrelude;
   switch (k.family) {
-  case Family::Unary: s += kUnaryBody; break;
+  case Family::Unary:
+  case Family::Tilizer: s += kUnaryBody; break;
   case Family::Binary: s += kBinaryBody; break;
-  case Family::Matmul: s += kMatmulBody; break;
+  case Family::Matmul: s += k.sparse ? renderSparseMatmulBody() : kMatmulBody; break;
   case Family::Reduce: s += kReduceBody; break;
   case Family::Splice: s += kSpliceBody; break;
+  case Family::Depthwise: s += kDepthwiseBody; break;
+  case Family::Quant: s += kQuantBody; break;
+  case Family::Embedding:
+  case Family::Topk: break;
   case Family::Fused:
     s += "\n// Fused op: the schedules below, per entry and per t (docs/net2hlks.md, \"Fused ops\").\n"
          "void hlk_main() {\n"

@@ -117,6 +117,22 @@ private:
     size_t wantInputs = 1;
     if (isCopyType(type)) {
       sp.kind = SubOpPlan::Kind::Copy;
+    } else if (type == "dropout") {
+      // The reference model only models p = 0, which keeps every value.
+      if (const Attribute* p = s.attributes.find("p"); p && p->value.is_number() && p->value.get<double>() != 0.0)
+        return unsupported(i, p->loc, "dropout with p = " + p->value.dump() +
+                                          " (random; only p = 0, the identity, is modelled)");
+      sp.kind = SubOpPlan::Kind::Copy;
+    } else if (type == "quantization" || type == "requantization" || type == "dequantization") {
+      sp.kind = SubOpPlan::Kind::Quant;
+      sp.dequant = type == "dequantization";
+      wantInputs = 2;
+      // Corpus sub-ops write zero_point next to type, not under attributes.
+      double zp = s.attributes.zeroPoint.present() ? s.attributes.zeroPoint.value : 0.0;
+      if (!s.attributes.zeroPoint.present())
+        for (const ExtraField& e : s.extra)
+          if (e.key == "zero_point" && e.value.is_number()) zp = e.value.get<double>();
+      sp.param = floatBits(sp.dequant ? -zp : zp);
     } else if (auto f = sfpuFuncOf(type)) {
       sp.kind = SubOpPlan::Kind::Sfpu;
       sp.func = *f;
@@ -791,6 +807,32 @@ private:
         else
           line(5, "hlk_binary_tile(" + eltwiseCode(s.eltOp) + ", " + n(a.operand) + ", " + n(b.operand) + ", " +
                       idx(0) + ", " + idx(1) + ", d, " + bcastCode(b.tileBcast) + ");");
+        break;
+      }
+      case SubOpPlan::Kind::Quant: {
+        // Plain float32 products (Float32 dest; HiFi4 for the multiply).
+        const ReadPlan& a = s.inputs[0];
+        const ReadPlan& b = s.inputs[1];
+        const bool destA = a.kind == ReadPlan::Kind::Dest, destB = b.kind == ReadPlan::Kind::Dest;
+        // The other operand: with dest read, the one that is not dest (the
+        // scale, or for quantization either factor); else input 1.
+        const ReadPlan& other = destA ? b : a;
+        const std::string otherIdx = destA ? idx(1) : idx(0);
+        if (s.dequant) {
+          // (value - zero point) x scale; the value is dest when dest is read, else input 0.
+          if (!destA && !destB) line(5, "hlk_copy_tile_to_dst(" + n(a.operand) + ", " + idx(0) + ", d);");
+          line(5, "hlk_sfpu(kSfpuAddScalar, d, " + hex32(s.param) + ");  // - zero_point");
+        }
+        line(5, "if constexpr (kMathFidelity != kHiFi4) hlk_set_math_fidelity(kHiFi4);");
+        if (destA || destB)
+          line(5, "hlk_binary_tile_dest_a(kEltMul, " + n(other.operand) + ", " + otherIdx + ", d);");
+        else if (s.dequant)
+          line(5, "hlk_binary_tile_dest_a(kEltMul, " + n(b.operand) + ", " + idx(1) + ", d);");
+        else
+          line(5, "hlk_binary_tile(kEltMul, " + n(a.operand) + ", " + n(b.operand) + ", " + idx(0) + ", " + idx(1) +
+                      ", d);");
+        line(5, "if constexpr (kMathFidelity != kHiFi4) hlk_set_math_fidelity(kMathFidelity);");
+        if (!s.dequant) line(5, "hlk_sfpu(kSfpuQuantInt8, d, " + hex32(s.param) + ");  // + zero_point, to Int8");
         break;
       }
       default: break;

@@ -41,13 +41,16 @@ struct ReadPlan {
 };
 
 struct SubOpPlan {
-  enum class Kind { Copy, Sfpu, Binary, Matmul, Reduce };
+  // Quant: quantization/requantization (value x scale, + zero point, Int8 in
+  // dest) or dequantization ((value - zero point) x scale; `dequant`).
+  enum class Kind { Copy, Sfpu, Binary, Matmul, Reduce, Quant };
   std::string name;
   std::string type;
   size_t sched = 0, pos = 0;
   Kind kind = Kind::Copy;
   contract::SfpuFunc func = contract::kSfpuExp;
-  uint32_t param = 0;
+  uint32_t param = 0;       // Sfpu: the function's; Quant: zero point bits (dequant: of -zero_point)
+  bool dequant = false;     // Quant
   contract::EltwiseOp eltOp = contract::kEltAdd;
   std::vector<ReadPlan> inputs;
   enum class Out { Dest, Intermed, Output };

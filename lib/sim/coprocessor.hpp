@@ -98,6 +98,8 @@ struct CopCycleModel {
       4,   // relu
       5,   // relu_min
       6,   // relu_max
+      3,   // add_scalar
+      6,   // quant_int8
   };
   uint32_t sfpuPowerBase = 3;       // power: (sfpuPowerBase + exponent) ops per pass
   uint32_t packOverhead = 8;        // per PACK, plus ceil(bytes written / l1BytesPerCycle)

@@ -150,6 +150,15 @@ float sfpu(uint32_t func, uint32_t param, float x) {
   case c::kSfpuRelu: return x > 0.0f ? x : 0.0f;
   case c::kSfpuReluMin: return relu(1, std::bit_cast<float>(param), x);
   case c::kSfpuReluMax: return relu(2, std::bit_cast<float>(param), x);
+  case c::kSfpuAddScalar: return x + std::bit_cast<float>(param);
+  case c::kSfpuQuantInt8: {
+    // The quantization family's last step (lib/golden special_ops): add the
+    // zero point in float, then Int8 (sign-magnitude): ties away, saturated.
+    const float y = x + std::bit_cast<float>(param);
+    if (std::isnan(y)) return 0.0f;
+    const float r = std::round(y);
+    return r <= -127.0f ? -127.0f : (r >= 127.0f ? 127.0f : r);
+  }
   default: return x;
   }
 }

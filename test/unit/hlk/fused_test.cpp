@@ -199,14 +199,16 @@ TEST_CASE("a dest value nobody reads is rejected; unsupported sub-op types are n
     intermediates: 0
     schedules:
       -
-        - drop: {type: dropout, inputs: [input0], mblock: [2, 2], ublock: [1, 2], output: output}
+        - drop: {type: dropout, inputs: [input0], attributes: {p: 0.1}, mblock: [2, 2], ublock: [1, 2], output: output}
 )"),
                 false);
   auto cq = configure(q, "op");
   CHECK_FALSE(cq->config);
+  REQUIRE(cq->diags.errorCount() >= 1);
   CHECK(cq->diags.diagnostics()[0].rule == "hlk-fused-unsupported");
   CHECK(contains(cq->diags.diagnostics()[0].message,
-                 "fused op '0' schedule 0 sub-op 'drop': sub-op type 'dropout' is not supported by net2hlks yet"));
+                 "fused op '0' schedule 0 sub-op 'drop': dropout with p = 0.1 (random; only p = 0, the identity, is "
+                 "modelled) is not supported by net2hlks yet"));
 }
 
 TEST_CASE("fused matmul with m_k > 1 keeps partial sums in the operand after the intermediates", "[hlk][fused]") {
