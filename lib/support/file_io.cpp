@@ -26,13 +26,21 @@ std::optional<std::string> readFile(const std::string& path, std::string& error)
     error = std::strerror(errno);
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // One read into a buffer of the file's size (generated files are MBs: a
+  // stringstream copied them three times), then whatever a growing file adds.
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
   if (in.bad()) {
     error = "read error";
     return std::nullopt;
   }
-  return ss.str();
+  if (in) {
+    std::ostringstream rest;
+    rest << in.rdbuf();
+    text += rest.str();
+  }
+  return text;
 }
 
 bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error) {
