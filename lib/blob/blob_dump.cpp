@@ -1,5 +1,6 @@
 // blobgen --dump: a decoded blob as YAML with blob.yaml field names.
 #include "blob/blob_binary.hpp"
+#include "support/text_format.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,21 +25,6 @@ std::string refList(const std::vector<StreamName>& list) {
   std::string s = "[";
   for (size_t i = 0; i < list.size(); ++i) s += (i ? ", " : "") + refName(list[i]);
   return s + "]";
-}
-
-// A float as YAML: the shortest text that reads back to the same float.
-std::string paddingText(float v) {
-  if (v != v) return ".nan";
-  if (v == std::numeric_limits<float>::infinity()) return ".inf";
-  if (v == -std::numeric_limits<float>::infinity()) return "-.inf";
-  char buf[32];
-  for (int precision = 1; precision <= 9; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
-    if (std::strtof(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
 }
 
 }  // namespace
@@ -102,7 +88,7 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
       line(in, "src_tile_offset", std::to_string(p.srcTileOffset));
       if (p.srcFreedTiles) line(in, "src_freed_tiles", std::to_string(p.srcFreedTiles));
       // Only where they mean something, so tiled, unpadded dumps stay short.
-      if (p.dramPadding) line(in, "padding_value", paddingText(p.paddingValue));
+      if (p.dramPadding) line(in, "padding_value", support::yamlFloat(p.paddingValue));
       if (p.untilizeCDim) {
         line(in, "untilize_r_dim", std::to_string(p.untilizeRDim));
         line(in, "untilize_c_dim", std::to_string(p.untilizeCDim));

@@ -189,6 +189,29 @@ std::string hex32(uint32_t v) {
 
 // ---------------------------------------------------------------- op analysis
 
+OperandInfo inputOperand(const netlist::Op& op, size_t i, Layout layout, int64_t minTiles) {
+  OperandInfo o;
+  o.operand = static_cast<int>(i);
+  o.role = OperandRole::Input;
+  o.index = static_cast<int>(i);
+  o.source = op.inputs[i].name;
+  o.df = i < op.inDf.size() ? op.inDf[i].value : op.outDf.value;
+  o.layout = layout;
+  o.minTiles = minTiles;
+  return o;
+}
+
+OperandInfo outputOperand(const netlist::Op& op) {
+  OperandInfo o;
+  o.operand = contract::kFirstOutputOperand;
+  o.role = OperandRole::Output;
+  o.df = op.outDf.value;
+  o.layout = Layout{op.t.value, op.mblock.value, op.ublock.value, op.order()};
+  o.untilized = op.untilizeOutput.value;
+  o.minTiles = o.untilized ? o.layout->blockTiles() : o.layout->ublockTiles();
+  return o;
+}
+
 namespace {
 
 static_assert(static_cast<int>(DataFormat::RawUInt32) == contract::kRawUInt32, "format codes follow netlist::DataFormat");
@@ -275,29 +298,9 @@ private:
 
   Layout outLayout() const { return Layout{op_.t.value, op_.mblock.value, op_.ublock.value, op_.order()}; }
 
-  void addInput(size_t i, Layout layout, int64_t minTiles) {
-    OperandInfo o;
-    o.operand = static_cast<int>(i);
-    o.role = OperandRole::Input;
-    o.index = static_cast<int>(i);
-    o.source = op_.inputs[i].name;
-    o.df = i < op_.inDf.size() ? op_.inDf[i].value : op_.outDf.value;
-    o.layout = layout;
-    o.minTiles = minTiles;
-    k_.operands.push_back(std::move(o));
-  }
+  void addInput(size_t i, Layout layout, int64_t minTiles) { k_.operands.push_back(inputOperand(op_, i, layout, minTiles)); }
 
-  void addOutput() {
-    OperandInfo o;
-    o.operand = contract::kFirstOutputOperand;
-    o.role = OperandRole::Output;
-    o.df = op_.outDf.value;
-    o.layout = outLayout();
-    // An untilized block is published whole (one row-major region per t).
-    o.untilized = op_.untilizeOutput.value;
-    o.minTiles = o.untilized ? outLayout().blockTiles() : outLayout().ublockTiles();
-    k_.operands.push_back(std::move(o));
-  }
+  void addOutput() { k_.operands.push_back(outputOperand(op_)); }
 
   void addSpill(int64_t tiles) {
     OperandInfo o;

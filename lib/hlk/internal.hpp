@@ -32,6 +32,13 @@ std::optional<netlist::TensorShape> inputShape(const netlist::Netlist& nl, const
 // Bfp8 -> Float16).
 DataFormat destFormatOf(DataFormat accDf);
 
+// The operands every family declares the same way: input i of `op` in its
+// in_df (out_df when absent), and the output operand in the op's own
+// layout, needing a ublock (a whole block when untilized: published whole,
+// one row-major region per t).
+OperandInfo inputOperand(const netlist::Op& op, size_t i, Layout layout, int64_t minTiles);
+OperandInfo outputOperand(const netlist::Op& op);
+
 // "op 'x' in graph 'g'"
 std::string opText(const netlist::Op& op);
 

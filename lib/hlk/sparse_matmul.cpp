@@ -160,28 +160,8 @@ private:
     return std::nullopt;
   }
 
-  void addInput(size_t i, Layout layout, int64_t minTiles) {
-    OperandInfo o;
-    o.operand = static_cast<int>(i);
-    o.role = OperandRole::Input;
-    o.index = static_cast<int>(i);
-    o.source = op_.inputs[i].name;
-    o.df = i < op_.inDf.size() ? op_.inDf[i].value : op_.outDf.value;
-    o.layout = layout;
-    o.minTiles = minTiles;
-    k_.operands.push_back(std::move(o));
-  }
-
-  void addOutput() {
-    OperandInfo o;
-    o.operand = contract::kFirstOutputOperand;
-    o.role = OperandRole::Output;
-    o.df = op_.outDf.value;
-    o.layout = Layout{op_.t.value, op_.mblock.value, op_.ublock.value, op_.order()};
-    o.untilized = op_.untilizeOutput.value;
-    o.minTiles = o.untilized ? o.layout->blockTiles() : o.layout->ublockTiles();
-    k_.operands.push_back(std::move(o));
-  }
+  void addInput(size_t i, Layout layout, int64_t minTiles) { k_.operands.push_back(inputOperand(op_, i, layout, minTiles)); }
+  void addOutput() { k_.operands.push_back(outputOperand(op_)); }
 
   const Netlist& nl_;
   const Op& op_;

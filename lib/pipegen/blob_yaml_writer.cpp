@@ -42,21 +42,6 @@ namespace {
 
 const char* boolText(bool b) { return b ? "true" : "false"; }
 
-// A float as YAML: the shortest text that reads back to the same float.
-std::string real(float v) {
-  if (v != v) return ".nan";
-  if (v == std::numeric_limits<float>::infinity()) return ".inf";
-  if (v == -std::numeric_limits<float>::infinity()) return "-.inf";
-  char buf[32];
-  for (int precision = 1; precision <= 9; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
-    if (std::strtof(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  return s;
-}
-
 std::string nameList(const std::vector<blob::StreamName>& names) {
   std::string s = "[";
   for (size_t i = 0; i < names.size(); ++i) {
@@ -137,7 +122,7 @@ void writePhase(std::string& out, const blob::StreamPhase& ph) {
   }
   if (ph.dramPadding) {
     f.add("dram_padding", "true");
-    f.add("padding_value", real(ph.paddingValue));
+    f.add("padding_value", support::yamlFloat(ph.paddingValue));
   }
   if (ph.untilizeCDim) {
     f.add("untilize_r_dim", std::to_string(ph.untilizeRDim));

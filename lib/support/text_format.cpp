@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 
 namespace tessera::support {
 
@@ -51,6 +53,20 @@ std::string yamlScalar(std::string_view s, bool forceQuotes) {
     }
   }
   return q + "\"";
+}
+
+std::string yamlFloat(float v) {
+  if (v != v) return ".nan";
+  if (v == std::numeric_limits<float>::infinity()) return ".inf";
+  if (v == -std::numeric_limits<float>::infinity()) return "-.inf";
+  char buf[32];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
 }
 
 } // namespace tessera::support

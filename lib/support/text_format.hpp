@@ -17,4 +17,8 @@ std::string hexLiteral(uint64_t value);
 // else double-quoted with escapes. forceQuotes quotes it regardless.
 std::string yamlScalar(std::string_view text, bool forceQuotes = false);
 
+// A float as YAML: the shortest decimal text that reads back to the same
+// float (always with a '.' or exponent), or .nan / .inf / -.inf.
+std::string yamlFloat(float value);
+
 } // namespace tessera::support
