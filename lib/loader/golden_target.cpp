@@ -95,6 +95,12 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
   const netlist::Graph& graph = io.graph();
   const int64_t n = io.inputCount();
   std::map<std::string, Tensor> results; // op name -> [n][t][r][c]
+  // How many operand references to each op's result are still to be read:
+  // the last one takes the tensor instead of copying it, so results leave
+  // memory as soon as nothing needs them (yolo_v5's peak was 5 GB).
+  std::map<std::string, size_t> pendingReads;
+  for (const netlist::Op& op : graph.ops)
+    for (const auto& operand : op.inputs) ++pendingReads[operand.name];
 
   for (size_t index : order(graph)) {
     const netlist::Op& op = graph.ops[index];
@@ -103,7 +109,12 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
     for (const auto& operand : op.inputs) {
       Tensor value;
       if (auto r = results.find(operand.name); r != results.end()) {
-        value = r->second;
+        if (--pendingReads[operand.name] == 0) {
+          value = std::move(r->second);
+          results.erase(r);
+        } else {
+          value = r->second;
+        }
       } else {
         std::vector<Tensor> entries;
         entries.reserve(static_cast<size_t>(n));
@@ -180,7 +191,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         io.write(q->name, std::move(e));
       }
     }
-    results[op.name] = std::move(out);
+    if (pendingReads[op.name] > 0) results[op.name] = std::move(out);
   }
 }
 
