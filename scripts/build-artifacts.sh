@@ -8,7 +8,8 @@
 #   pipegen  .../overlay/pipegen.yaml -o .../overlay/blob.yaml
 #   blobgen  .../overlay/blob.yaml -o DIR/temporal_epoch_<E>/blobs   pipegen_epoch<E>_<chip>_<y>_<x>.hex
 #
-# Usage: scripts/build-artifacts.sh [--arch ARCH] [--tools-dir BUILD] NETLIST DIR
+# Usage: scripts/build-artifacts.sh [--arch ARCH] [--tools-dir BUILD] [--pipegen-arg ARG]... NETLIST DIR
+# --pipegen-arg passes ARG to every pipegen run (e.g. --release-windows).
 # Tools: --tools-dir BUILD (BUILD/tools/<tool>/<tool>), else $TESSERA_BUILD,
 # else the first of build-*/ and build/ beside this script holding each tool.
 # Exit status: the failing stage's (its diagnostics on stderr, and a line
@@ -17,17 +18,19 @@ set -euo pipefail
 
 arch=""
 tools_dir="${TESSERA_BUILD:-}"
+pipegen_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --arch) arch="$2"; shift 2 ;;
     --tools-dir) tools_dir="$2"; shift 2 ;;
+    --pipegen-arg) pipegen_args+=("$2"); shift 2 ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "build-artifacts.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 if [[ $# -ne 2 ]]; then
-  echo "usage: build-artifacts.sh [--arch ARCH] [--tools-dir BUILD] NETLIST DIR" >&2
+  echo "usage: build-artifacts.sh [--arch ARCH] [--tools-dir BUILD] [--pipegen-arg ARG]... NETLIST DIR" >&2
   exit 2
 fi
 netlist="$1"
@@ -93,6 +96,6 @@ fi
 stage net2pipe "$NET2PIPE" "${archflag[@]}" "$netlist" -o "$dir"
 for yaml in "$dir"/temporal_epoch_*/overlay/pipegen.yaml; do
   epochdir="$(dirname "$(dirname "$yaml")")"
-  stage pipegen "$PIPEGEN" --arch "$arch" "$yaml" -o "$epochdir/overlay/blob.yaml"
+  stage pipegen "$PIPEGEN" --arch "$arch" "${pipegen_args[@]}" "$yaml" -o "$epochdir/overlay/blob.yaml"
   stage blobgen "$BLOBGEN" --arch "$arch" "$epochdir/overlay/blob.yaml" -o "$epochdir/blobs"
 done

@@ -53,9 +53,9 @@ struct GenerateOptions {
   bool chunkLists = false;
   // Windowed packers release the finished prefix of a period after each
   // phase (src_freed_tiles), so their ring only needs the reorder window.
-  // Off by default: the ring then holds whole periods and src_freed_tiles
-  // is 0 until the period is done (what the stream engine implements today).
-  bool releaseWindows = false;
+  // Off: the ring holds whole periods and src_freed_tiles is 0 until the
+  // period is done (more L1, for blob readers without early release).
+  bool releaseWindows = true;
 };
 
 // One L1 allocation, for reports and tests.
@@ -96,7 +96,7 @@ struct PipegenOptions {
   size_t maxErrors = 20;
   bool noWarnings = false;
   bool chunkLists = false;     // GenerateOptions::chunkLists
-  bool releaseWindows = false; // GenerateOptions::releaseWindows
+  bool releaseWindows = true;  // GenerateOptions::releaseWindows
 };
 int runPipegen(const PipegenOptions& options, std::ostream& out, std::ostream& err);
 

@@ -888,7 +888,12 @@ bool Builder::placeEndpoints() {
     if (fifo) continue;
     // Windowed: after each emission release the longest prefix of the period
     // no later emission reads (and the packer has surely pushed); the ring
-    // must hold what is read but not yet released (the reorder window).
+    // must hold what is read but not yet released (the reorder window),
+    // rounded up to the packer's push unit (a ublock: it waits for room for
+    // the whole ublock before it writes the tile an emission needs).
+    const Buffer& packer = B(static_cast<uint32_t>(bi));
+    const uint64_t unit = std::max<uint64_t>(1, uint64_t{packer.ublockRt} * packer.ublockCt);
+    auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
     size_t K = emissions.size();
     std::vector<uint64_t> laterMin(K, in.period);
     for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
@@ -897,9 +902,9 @@ bool Builder::placeEndpoints() {
     for (size_t k = 0; k < K; ++k) {
       uint64_t end = satAdd(emissions[k].first, emissions[k].second);
       maxEnd = std::max(maxEnd, end);
-      window = std::max(window, end - std::min(end, released));
+      window = std::max(window, pushedBy(end) - std::min(pushedBy(end), released));
       if (k + 1 == K) {
-        window = std::max(window, in.period - std::min(in.period, released));
+        window = std::max(window, pushedBy(in.period) - std::min(pushedBy(in.period), released));
         freed[k] = in.period;
       } else {
         freed[k] = std::max(released, std::min(laterMin[k], maxEnd));

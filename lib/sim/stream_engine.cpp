@@ -48,7 +48,12 @@ struct StreamEngine::Ring {
   uint64_t lastArrival = 0;  // arrivals are delivered in slot order
   uint64_t observed = 0;     // kernelProduces: packer pushes seen (slotTime set)
   uint64_t periodBase = 0;   // windowed source: ring tile where the current period starts
-  uint64_t periodFreed = 0;  // windowed source: tiles of the current period released so far (src_freed_tiles)
+  // Windowed source: ring tiles up to which the phases so far asked for a
+  // release (src_freed_tiles, the whole period after its last phase), and up
+  // to which a release is scheduled. A release waits for the kernel to have
+  // written the tile: a phase may free tiles past the last one it sent.
+  uint64_t releaseAsked = 0, releaseScheduled = 0;
+  bool releasePending = false;  // in releasePending_
   std::vector<uint64_t> slotTime;
 };
 
@@ -131,6 +136,7 @@ void StreamEngine::clear() {
   streams_.clear();
   byName_.clear();
   events_ = {};
+  releasePending_.clear();
   readers_.clear();
   dramBusy_.assign(dram_.channelCount(), 0);
   for (auto& cs : cores_)
@@ -317,7 +323,8 @@ StreamEngine::Ring* StreamEngine::ringFor(Stream& s, const StreamPhase& p) {
     // The kernel's counters start at what they hold now (0 after an epoch reset).
     const uint32_t op = static_cast<uint32_t>(s.operand);
     if (r->kernelConsumes) r->valid = r->reserved = r->core->tilesReceived(op);
-    if (r->kernelProduces) r->freed = r->sent = r->periodBase = r->core->tilesAcked(op);
+    if (r->kernelProduces)
+      r->freed = r->sent = r->periodBase = r->releaseAsked = r->releaseScheduled = r->core->tilesAcked(op);
     r->observed = r->freed;
   }
   r->slotTime.assign(r->slots, 0);
@@ -411,12 +418,9 @@ void StreamEngine::completePhase(Stream& s) {
     // phase): the packer's slots come back once the phase's tiles have left.
     Ring& r = *s.ring;
     const uint64_t upTo = p.srcPeriodDone ? p.srcPeriodTiles : std::min(p.srcFreedTiles, p.srcPeriodTiles);
-    const uint64_t when = std::max(now_, s.lastDepart);
-    for (; r.periodFreed < upTo; ++r.periodFreed) schedule(when, Event::Kind::Free, &r);
-    if (p.srcPeriodDone) {
-      r.periodBase += p.srcPeriodTiles;
-      r.periodFreed = 0;
-    }
+    r.releaseAsked = std::max(r.releaseAsked, r.periodBase + upTo);
+    releaseWritten(r, std::max(now_, s.lastDepart));
+    if (p.srcPeriodDone) r.periodBase += p.srcPeriodTiles;
   }
   if (p.srcPeriodDone && p.srcPeriodTiles > 0) {
     if (p.dramInput && s.cursor) moveReaderPast(s, *s.cursor);
@@ -429,6 +433,17 @@ void StreamEngine::completePhase(Stream& s) {
       s.phase = s.phases.size() - 1;
     }
   }
+}
+
+bool StreamEngine::releaseWritten(Ring& r, uint64_t when) {
+  const uint64_t upTo = std::min(r.releaseAsked, ringValid(r));
+  const bool any = r.releaseScheduled < upTo;
+  for (; r.releaseScheduled < upTo; ++r.releaseScheduled) schedule(when, Event::Kind::Free, &r);
+  if (r.releaseScheduled < r.releaseAsked && !r.releasePending) {
+    r.releasePending = true;
+    releasePending_.push_back(&r);
+  }
+  return any;
 }
 
 // --- Transfers ---------------------------------------------------------------------
@@ -780,6 +795,18 @@ bool StreamEngine::advance(uint64_t until) {
   bool any = false;
   for (;;) {
     bool moved = deliverDue(until);
+    // Releases asked for before the kernel wrote those tiles.
+    for (size_t i = 0; i < releasePending_.size();) {
+      Ring& r = *releasePending_[i];
+      moved |= releaseWritten(r, now_);
+      if (r.releaseScheduled < r.releaseAsked) {
+        ++i;
+        continue;
+      }
+      r.releasePending = false;
+      releasePending_[i] = releasePending_.back();
+      releasePending_.pop_back();
+    }
     for (auto& s : streams_)
       if (!s->done) moved |= step(*s, until);
     if (fault_) return true;

@@ -139,6 +139,7 @@ private:
   bool enterPhase(Stream& s);
   bool phaseComplete(const Stream& s) const;
   void completePhase(Stream& s);
+  bool releaseWritten(Ring& r, uint64_t when);  // schedules the asked releases of written tiles
   bool step(Stream& s, uint64_t until);
   bool stepDramRead(Stream& s, uint64_t until);
   bool stepSend(Stream& s, uint64_t until);
@@ -166,6 +167,7 @@ private:
   std::vector<std::unique_ptr<Stream>> streams_;  // configuration order
   std::map<blob::StreamName, Stream*> byName_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<Ring*> releasePending_;  // windowed sources with releases waiting for the kernel's writes
   std::vector<uint64_t> dramBusy_;                // per channel: free from this cycle
   struct ReaderGroup {  // the readers of one DRAM queue buffer
     std::vector<DramCursor*> cursors;

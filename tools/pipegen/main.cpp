@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
   app.add_flag("--chunk-lists", opts.chunkLists,
                "Merge strided reads into one phase with src_chunk_offsets (needs a blobgen and simulator that "
                "implement chunk lists)");
-  app.add_flag("--release-windows", opts.releaseWindows,
+  app.add_flag("--release-windows,!--no-release-windows", opts.releaseWindows,
                "Windowed packers release finished tiles early (src_freed_tiles) and get rings of their reorder window "
-               "instead of whole periods (needs a simulator that implements src_freed_tiles)");
+               "(default); --no-release-windows keeps whole periods in the ring (more L1)");
   app.set_version_flag("--version", tessera::netlist::versionString("pipegen"));
   app.footer("Exit status: 0 blob.yaml written, 1 invalid input, resource error or write failure, 2 usage error.\n"
              "Bundled devices: " + tessera::netlist::bundledDeviceList());

@@ -553,8 +553,17 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
     checkRemote(s->phases[i], 1, 2);
   }
   CHECK(s->phases[0].bufSize == 2 * 2080);
-  // By default the whole period is held and released at its end.
-  Run whole = run(body);
+  // The default is the same; with releaseWindows off the whole period is
+  // held and released at its end.
+  Run byDefault = run(body);
+  REQUIRE(byDefault.gen);
+  const auto* d = stream(byDefault, 1, 1, 24);
+  REQUIRE(d);
+  REQUIRE(d->phases.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(d->phases[i].srcFreedTiles == freed[i]);
+  GenerateOptions off;
+  off.releaseWindows = false;
+  Run whole = run(body, off);
   REQUIRE(whole.gen);
   const auto* w = stream(whole, 1, 1, 24);
   REQUIRE(w);
