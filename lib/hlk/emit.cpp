@@ -210,6 +210,18 @@ template <int MB_R, int MB_C, int UB_R, int UB_C, bool ORDER_R> inline int tile_
   return ub * (UB_R * UB_C) + (row % UB_R) * UB_C + col % UB_C;
 }
 
+// Starts a sum in dest tiles 0..TILES-1: zeros for its first block, else
+// the partial sums the previous block spilled to `spill`.
+template <int TILES> inline void begin_sum(bool first, int spill) {
+  if (first) {
+    for (int d = 0; d < TILES; ++d) hlk_zero_dst(d);
+    return;
+  }
+  hlk_wait_tiles(spill, TILES);
+  for (int d = 0; d < TILES; ++d) hlk_copy_tile_to_dst(spill, d, d);
+  hlk_pop_tiles(spill, TILES);
+}
+
 // Packs dest tiles 0..count-1 to the next slots of `operand` and publishes them.
 inline void pack_tiles(int operand, int count) {
   hlk_wait_for_free_tiles(operand, count);
@@ -325,13 +337,7 @@ void hlk_main() {
             const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
             const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
             hlk_acquire_dst();
-            if (first) {
-              for (int d = 0; d < kUblockTiles; ++d) hlk_zero_dst(d);
-            } else {
-              hlk_wait_tiles(kSpillOperand, kUblockTiles);
-              for (int d = 0; d < kUblockTiles; ++d) hlk_copy_tile_to_dst(kSpillOperand, d, d);
-              hlk_pop_tiles(kSpillOperand, kUblockTiles);
-            }
+            begin_sum<kUblockTiles>(first, kSpillOperand);
             for (int k = 0; k < kUKt; ++k)
               for (int h = 0; h < kUblockR; ++h)
                 for (int w = 0; w < kUblockC; ++w)
@@ -491,13 +497,7 @@ void hlk_main() {
           const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
           const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
           hlk_acquire_dst();
-          if (kb == 0) {
-            for (int d = 0; d < kUblockTiles; ++d) hlk_zero_dst(d);
-          } else {
-            hlk_wait_tiles(kSpillOperand, kUblockTiles);
-            for (int d = 0; d < kUblockTiles; ++d) hlk_copy_tile_to_dst(kSpillOperand, d, d);
-            hlk_pop_tiles(kSpillOperand, kUblockTiles);
-          }
+          begin_sum<kUblockTiles>(kb == 0, kSpillOperand);
           for (int h = 0; h < kUblockR; ++h)
             for (int w = 0; w < kUblockC; ++w) {
               const int row = ubR * kUblockR + h, col = ubC * kUblockC + w;

@@ -858,13 +858,8 @@ private:
     ublockCoords(4, s.mblock);
     line(4, "hlk_acquire_dst();");
     if (s.mK > 1) {
-      line(4, "if (kb == 0) {");
-      line(5, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
-      line(4, "} else {  // reload the partial sums of the previous m_k blocks");
-      line(5, "hlk_wait_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");");
-      line(5, "for (int d = 0; d < " + n(U) + "; ++d) hlk_copy_tile_to_dst(" + n(plan_.spillOperand) + ", d, d);");
-      line(5, "hlk_pop_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");");
-      line(4, "}");
+      // Zeros, or the partial sums of the previous m_k blocks.
+      line(4, "begin_sum<" + n(U) + ">(kb == 0, " + n(plan_.spillOperand) + ");");
     } else {
       line(4, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
     }

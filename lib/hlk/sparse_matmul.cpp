@@ -275,13 +275,7 @@ void hlk_main() {
         const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
         const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
         hlk_acquire_dst();
-        if (first) {
-          for (int d = 0; d < kUblockTiles; ++d) hlk_zero_dst(d);
-        } else {
-          hlk_wait_tiles(kSpillOperand, kUblockTiles);
-          for (int d = 0; d < kUblockTiles; ++d) hlk_copy_tile_to_dst(kSpillOperand, d, d);
-          hlk_pop_tiles(kSpillOperand, kUblockTiles);
-        }
+        begin_sum<kUblockTiles>(first, kSpillOperand);
         if constexpr (kWalk) {
           const uint32_t start = g_row_start[ubR];
           if (start != kNoUblock)
