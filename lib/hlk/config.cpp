@@ -208,7 +208,7 @@ OperandInfo outputOperand(const netlist::Op& op) {
   o.df = op.outDf.value;
   o.layout = Layout{op.t.value, op.mblock.value, op.ublock.value, op.order()};
   o.untilized = op.untilizeOutput.value;
-  o.minTiles = o.untilized ? o.layout->blockTiles() : o.layout->ublockTiles();
+  o.minTiles = o.untilized ? o.layout->untilizeStripeTiles() : o.layout->ublockTiles();
   return o;
 }
 

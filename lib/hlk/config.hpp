@@ -37,6 +37,10 @@ struct Layout {
 
   int64_t ublockTiles() const { return ublock.r * ublock.c; }
   int64_t blockTiles() const { return mblock.r * mblock.c * ublockTiles(); } // one t
+  // Tiles an untilizing packer writes and publishes at a time: a row of
+  // ublocks (a contiguous row-major stripe of the block) in ublock order r;
+  // the whole block in order c (its ublock columns are not contiguous).
+  int64_t untilizeStripeTiles() const { return order == UblockOrder::R ? mblock.c * ublockTiles() : blockTiles(); }
   int64_t rowTiles() const { return mblock.r * ublock.r; }
   int64_t colTiles() const { return mblock.c * ublock.c; }
   // Position in the stream of one t of the tile at (row, col) of the block.

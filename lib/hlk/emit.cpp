@@ -58,6 +58,9 @@ void commonFields(HeaderWriter& h, const KernelConfig& k) {
   h.field("uint32_t", "kReluMode", n(c.reluMode), "0 off, 1 min, 2 max (packer)");
   h.field("uint32_t", "kReluThreshold", hex32(c.reluThresholdBits), "float32 bits");
   h.field("bool", "kUntilizeOutput", b(c.untilize), "untilize_output");
+  h.field("int", "kUntilizeStripeUblocks",
+          n(c.order == UblockOrder::R ? c.mblock.c : c.mblock.r * c.mblock.c),
+          "untilize: ublocks the packer writes and publishes at a time (a row of ublocks in order r)");
 }
 
 std::string renderArgs(const KernelConfig& k) {
@@ -231,16 +234,20 @@ inline void pack_tiles(int operand, int count) {
 
 // Packs dest tiles 0..UB_R*UB_C-1: the output ublock at (ubR, ubC), the
 // ub-th of the UBLOCKS ublocks of one t. Tiled outputs are published ublock
-// by ublock. An untilized block is one row-major region from the write
-// pointer on: its free space is awaited before the first ublock, every
-// ublock is written at its place, and the whole block is published after
-// the last one.
+// by ublock. An untilized block is written in stripes of
+// kUntilizeStripeUblocks ublocks (a row of ublocks in ublock order r, else
+// the whole block), each one row-major region from the write pointer on:
+// its free space is awaited before its first ublock, every ublock is
+// written at its place, and the stripe is published after its last one.
 template <int UB_R, int UB_C, int UBLOCKS> inline void pack_output_ublock(int ub, int ubR, int ubC) {
   if constexpr (kUntilizeOutput) {
-    if (ub == 0) hlk_wait_for_free_tiles(kOutputOperand, UBLOCKS * UB_R * UB_C);
+    constexpr int kStripe = kUntilizeStripeUblocks;
+    constexpr int kStripeTiles = kStripe * UB_R * UB_C;
+    const int rowInStripe = kStripe == UBLOCKS ? ubR : 0;
+    if (ub % kStripe == 0) hlk_wait_for_free_tiles(kOutputOperand, kStripeTiles);
     for (int d = 0; d < UB_R * UB_C; ++d)
-      hlk_pack_tile_untilized(d, kOutputOperand, ubR * UB_R + d / UB_C, ubC * UB_C + d % UB_C);
-    if (ub == UBLOCKS - 1) hlk_push_tiles(kOutputOperand, UBLOCKS * UB_R * UB_C);
+      hlk_pack_tile_untilized(d, kOutputOperand, rowInStripe * UB_R + d / UB_C, ubC * UB_C + d % UB_C);
+    if (ub % kStripe == kStripe - 1) hlk_push_tiles(kOutputOperand, kStripeTiles);
   } else {
     (void)ub;
     (void)ubR;

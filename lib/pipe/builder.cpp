@@ -288,7 +288,8 @@ private:
               d.untilizedOutputZDim = static_cast<uint32_t>(op.t.value);
             }
             b.packer = true;
-            b.ublockTiles = untilize ? mblockTiles : ublockTiles;
+            // An untilizing packer publishes stripes (hlk::Layout::untilizeStripeTiles).
+            b.ublockTiles = untilize ? o.minTiles : ublockTiles;
             b.minSize = o.minTiles;
             b.granule = b.ublockTiles;
             outs[core] = addBuf(std::move(b));
