@@ -12,6 +12,10 @@ import sys
 import jsonschema
 import yaml
 
+# libyaml's C parser when python3-yaml has it (Debian's does): a 4 MB
+# blob.yaml loads in about 3 s instead of 8.
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def main(argv):
     documents = len(argv) > 1 and argv[1] == "--documents"
@@ -26,7 +30,7 @@ def main(argv):
     failed = 0
     for path in argv[2:]:
         with open(path) as f:
-            doc = list(yaml.safe_load_all(f)) if documents else yaml.safe_load(f)
+            doc = list(yaml.load_all(f, Loader=Loader)) if documents else yaml.load(f, Loader=Loader)
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
         if errors:
             failed += 1
