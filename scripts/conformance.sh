@@ -79,7 +79,10 @@ schemas="${SCHEMAS-1}"                                        # pipes: SCHEMAS= 
 [ -n "$schemas" ] || blob_schema=""
 
 # kernels: net2hlks into the scratch directory, then hlkc on every kernel
-# directory it wrote (for the arch of the manifest), when hlkc is built.
+# directory it wrote (for the arch of the manifest), when hlkc is built. The
+# sweep's own hlkc cache (empty at its start) compiles every distinct
+# kernel once; netlists sharing kernels reuse those ELFs, as a user's
+# second build would.
 run_kernels() {
   rm -rf "$scratch/out"
   timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$1" -o "$scratch/out" >/dev/null 2>"$log" || return $?
@@ -89,7 +92,7 @@ run_kernels() {
   # hlkc targets grayskull and wormhole_b0; the kernels of the other archs'
   # netlists are compiled as wormhole_b0 (kernel texts do not depend on the arch).
   [ "$arch" = grayskull ] || arch=wormhole_b0
-  timeout "$limit" "$hlkc" --arch "$arch" --no-cache "$scratch/out"/kernels/* >/dev/null 2>"$log"
+  timeout "$limit" "$hlkc" --arch "$arch" --cache-dir "$scratch/hlkc-cache" "$scratch/out"/kernels/* >/dev/null 2>"$log"
 }
 
 # pipes: net2pipe, the schemas, then pipegen and blobgen per epoch. A

@@ -1012,8 +1012,10 @@ private:
     std::map<uint64_t, std::vector<uint32_t>> byCore;
     for (size_t h = 0; h < bufs_.size(); ++h)
       if (bufs_[h].place == Buf::Place::Core) byCore[coreKey(bufs_[h].doc.core)].push_back(static_cast<uint32_t>(h));
+    const std::map<uint64_t, uint64_t> relays = relayRingBytes();
     for (auto& [key, hs] : byCore) {
-      uint64_t used = 0;
+      const auto relay = relays.find(key);
+      uint64_t used = relay == relays.end() ? 0 : relay->second;
       for (uint32_t h : hs) used += uint64_t{bufs_[h].doc.sizeTiles} * bufs_[h].doc.tileSize;
       if (used <= limit) continue;
       auto saving = [&](uint32_t h) {
@@ -1042,12 +1044,28 @@ private:
     }
   }
 
+  // L1 that pipegen's extra streams take on each hosting core: a ring of
+  // kExtraStreamRingTiles for every pipe not sent from a single source core
+  // (a DRAM read or a gather) that multicasts or writes DRAM.
+  std::map<uint64_t, uint64_t> relayRingBytes() const {
+    std::map<uint64_t, uint64_t> bytes;
+    for (const PendingPipe& p : pending_) {
+      if (!p.multicast() && !p.toDram) continue;
+      bool single = false;
+      const CoreCoord host = sendingCore(p, &single);
+      if (single) continue;
+      bytes[coreKey(host)] += uint64_t{kExtraStreamRingTiles} * bufs_[p.tiles.front().source].doc.tileSize;
+    }
+    return bytes;
+  }
+
   // ------------------------------------------------------------ resources
   struct CoreUse {
     const Op* op = nullptr;
     uint64_t l1 = 0;
     std::vector<uint32_t> buffers;
     uint32_t forkStreams = 0, relayStreams = 0, mcast = 0, dramIn = 0, dramOut = 0;
+    uint64_t relayBytes = 0;  // rings of pipegen's extra streams (relayRingBytes)
   };
 
   static uint64_t coreKey(const CoreCoord& c) { return (uint64_t{c.r} << 32) | c.c; }
@@ -1082,6 +1100,10 @@ private:
     }
     for (const auto& [h, n] : packerReaders)
       if (n > 1) cores[coreKey(bufs_[h].doc.core)].forkStreams += n - 1;
+    for (const auto& [key, bytes] : relayRingBytes()) {
+      cores[key].l1 += bytes;
+      cores[key].relayBytes += bytes;
+    }
 
     for (const auto& [key, u] : cores) {
       const CoreCoord core{static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key & 0xffffffffu)};
@@ -1096,6 +1118,9 @@ private:
                           " tiles x " + std::to_string(d.tileSize) + " bytes = " +
                           std::to_string(uint64_t{d.sizeTiles} * d.tileSize) + " bytes");
         }
+        if (u.relayBytes)
+          notes.push_back("pipegen's relay and DRAM-writer streams hosted here: " + std::to_string(u.relayBytes) +
+                          " bytes (" + std::to_string(kExtraStreamRingTiles) + " tiles each)");
         notes.push_back("every buffer is at the smallest size its kernel and readers need");
         fail("pipe-l1-overflow", loc,
              who + ": buffers need " + std::to_string(u.l1) + " bytes of L1 but " + std::to_string(lim.l1DataBytes) +

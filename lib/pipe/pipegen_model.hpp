@@ -17,6 +17,12 @@
 
 namespace tessera::pipe {
 
+// Ring size (tiles) of the streams pipegen adds beside the operand buffers
+// (a DRAM read or gather multicast relayed by its first destination core, a
+// DRAM writer of a gather): pipegen's default, which net2pipe reserves in
+// the hosting core's L1 when it fits buffers.
+inline constexpr uint32_t kExtraStreamRingTiles = 8;
+
 // BUDA buffer ids are "uniqids"; a pipe's input_list may name a buffer plus
 // a tile offset as uniqid + offset (scatter buffers), so ids stay 64-bit.
 using BufferId = uint64_t;

@@ -46,7 +46,7 @@ struct GenerateOptions {
   uint64_t maxUnrolledTransfers = 4'000'000;
   // Ring size (tiles) of the extra streams pipegen adds (DRAM readers that
   // multicast, DRAM writers of gathers and forks).
-  uint32_t extraStreamRingTiles = 8;
+  uint32_t extraStreamRingTiles = pipe::kExtraStreamRingTiles;
   // Merge non-contiguous windowed reads of one source to the same receivers
   // into one phase with a chunk list (src_chunk_offsets). Off by default:
   // the blob encoder and the stream engine must implement the lists.
