@@ -172,6 +172,8 @@ private:
   bool countPasses();
   bool makeComponents();
   bool placeEndpoints();
+  bool planPackerEmissions(size_t bi);
+  bool splitPackerChunks(size_t bi);
   bool generate();
   void mergeTransfers();
   bool emitPhases(Generated& out);
@@ -821,6 +823,129 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
   return -1;
 }
 
+// How the packer of buffer `bi` sends its tiles to its reader plans:
+// merged, FIFO or windowed (emission order, releases, ring). Returns true
+// when the ring had to grow past the buffer's size_tiles because readers
+// take the period in pieces that leave nothing to release between them.
+bool Builder::planPackerEmissions(size_t bi) {
+  BufInfo& in = info_[bi];
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
+  bool anyDirect = false;
+  for (size_t pi : in.readerPlans) {
+    const Plan& plan = plans_[pi];
+    anyDirect |= plan.directDramWrite;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (uint64_t r = 0; r < plan.ppr; ++r)
+      for (const Chunk& c : plan.chunks)
+        if (c.buf == bi) ranges.push_back({c.offset, c.tiles});
+    lists.push_back(std::move(ranges));
+  }
+  // Forks that take the same tiles in the same order share one multicast
+  // transfer per chunk (not possible into DRAM: a phase has one destination).
+  bool merged = lists.size() > 1 && !anyDirect &&
+                std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; });
+  std::vector<std::pair<uint64_t, uint64_t>> emissions;
+  std::vector<std::pair<size_t, size_t>>& order = packerOrder_[bi]; // (reader, its chunk index)
+  order.clear();
+  if (merged || lists.size() == 1) {
+    emissions = lists[0];
+    for (size_t j = 0; j < emissions.size(); ++j) order.push_back({0, j});
+  } else {
+    // Several pipes read different tiles: interleave them by tile offset
+    // (each pipe keeps its own order), so the ring frees in order and
+    // needs no more than the pipes' common reorder window.
+    std::vector<size_t> head(lists.size(), 0);
+    for (;;) {
+      size_t best = lists.size();
+      for (size_t k = 0; k < lists.size(); ++k)
+        if (head[k] < lists[k].size() &&
+            (best == lists.size() || lists[k][head[k]].first < lists[best][head[best]].first))
+          best = k;
+      if (best == lists.size()) break;
+      emissions.push_back(lists[best][head[best]]);
+      order.push_back({best, head[best]++});
+    }
+  }
+  uint64_t at = 0;
+  bool fifo = true;
+  for (auto [off, n] : emissions) {
+    fifo &= off == at;
+    at += n;
+  }
+  fifo &= at == in.period;
+  packerMerged_[bi] = merged;
+  packerWindowed_[bi] = !fifo;
+  packerEmissions_[bi] = emissions.size();
+  packerFreed_[bi].clear();
+  if (fifo) return false;
+  // Windowed: after each emission release the longest prefix of the period
+  // no later emission reads (and the packer has surely pushed); the ring
+  // must hold what is read but not yet released (the reorder window),
+  // rounded up to the packer's push unit (a ublock: it waits for room for
+  // the whole ublock before it writes the tile an emission needs).
+  const Buffer& packer = B(static_cast<uint32_t>(bi));
+  const uint64_t unit = std::max<uint64_t>(1, uint64_t{packer.ublockRt} * packer.ublockCt);
+  auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
+  size_t K = emissions.size();
+  std::vector<uint64_t> laterMin(K, in.period);
+  for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
+  std::vector<uint64_t> freed(K);
+  uint64_t released = 0, maxEnd = 0, window = 0;
+  for (size_t k = 0; k < K; ++k) {
+    uint64_t end = satAdd(emissions[k].first, emissions[k].second);
+    maxEnd = std::max(maxEnd, end);
+    window = std::max(window, pushedBy(end) - std::min(pushedBy(end), released));
+    if (k + 1 == K) {
+      window = std::max(window, pushedBy(in.period) - std::min(pushedBy(in.period), released));
+      freed[k] = in.period;
+    } else {
+      freed[k] = std::max(released, std::min(laterMin[k], maxEnd));
+      released = freed[k];
+    }
+  }
+  if (!opts_.releaseWindows) {
+    // Release only whole periods: the ring holds the whole period.
+    std::fill(freed.begin(), freed.end(), 0);
+    freed.back() = in.period;
+    window = in.period;
+  }
+  packerFreed_[bi] = std::move(freed);
+  StreamB& s = streams_[static_cast<size_t>(in.stream)];
+  s.ringTiles = std::max<uint64_t>(s.ringTiles, window);
+  return opts_.releaseWindows && !merged && lists.size() > 1 && window > packer.sizeTiles;
+}
+
+// Forks that each take the packer's period in big pieces (a multicast to an
+// op beside the write of the same tiles into a queue) release nothing until
+// both have read a piece: split this buffer's chunks in every reader plan
+// into its scatter granules (else ublocks) so the readers' transfers
+// interleave. Returns whether anything was split.
+bool Builder::splitPackerChunks(size_t bi) {
+  const Buffer& b = B(static_cast<uint32_t>(bi));
+  uint64_t granule = b.scatterGatherNumTiles;
+  if (granule == 0) granule = std::max<uint64_t>(1, uint64_t{b.ublockRt} * b.ublockCt);
+  bool split = false;
+  std::vector<std::vector<Chunk>> splitChunks;
+  for (size_t pi : info_[bi].readerPlans) {
+    const Plan& plan = plans_[pi];
+    std::vector<Chunk>& chunks = splitChunks.emplace_back();
+    for (const Chunk& c : plan.chunks) {
+      if (c.buf != bi || c.tiles <= granule || c.tiles % granule != 0) {
+        chunks.push_back(c);
+        continue;
+      }
+      for (uint64_t o = 0; o < c.tiles; o += granule) chunks.push_back({c.buf, c.offset + o, granule});
+      split = true;
+    }
+    if (satMul(plan.ppr, chunks.size()) > opts_.maxUnrolledTransfers) return false;
+  }
+  if (!split) return false;
+  for (size_t k = 0; k < splitChunks.size(); ++k) plans_[info_[bi].readerPlans[k]].chunks = std::move(splitChunks[k]);
+  // The first attempt grew the ring to the whole period: start again.
+  streams_[static_cast<size_t>(info_[bi].stream)].ringTiles = b.sizeTiles;
+  return true;
+}
+
 bool Builder::placeEndpoints() {
   size_t errors = diags_.errorCount();
   // Pipes writing DRAM from a single packer: the packer's stream writes.
@@ -839,87 +964,11 @@ bool Builder::placeEndpoints() {
   for (size_t bi = 0; bi < doc_.buffers.size(); ++bi) {
     BufInfo& in = info_[bi];
     if (!in.isPacker || in.readerPlans.empty()) continue;
-    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
-    bool anyDirect = false;
-    for (size_t pi : in.readerPlans) {
-      const Plan& plan = plans_[pi];
-      anyDirect |= plan.directDramWrite;
-      std::vector<std::pair<uint64_t, uint64_t>> ranges;
-      for (uint64_t r = 0; r < plan.ppr; ++r)
-        for (const Chunk& c : plan.chunks)
-          if (c.buf == bi) ranges.push_back({c.offset, c.tiles});
-      lists.push_back(std::move(ranges));
+    // A second attempt with this buffer's chunks split (below).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!planPackerEmissions(bi)) break;
+      if (!splitPackerChunks(bi)) break;
     }
-    // Forks that take the same tiles in the same order share one multicast
-    // transfer per chunk (not possible into DRAM: a phase has one destination).
-    bool merged = lists.size() > 1 && !anyDirect &&
-                  std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; });
-    std::vector<std::pair<uint64_t, uint64_t>> emissions;
-    std::vector<std::pair<size_t, size_t>>& order = packerOrder_[bi]; // (reader, its chunk index)
-    if (merged || lists.size() == 1) {
-      emissions = lists[0];
-      for (size_t j = 0; j < emissions.size(); ++j) order.push_back({0, j});
-    } else {
-      // Several pipes read different tiles: interleave them by tile offset
-      // (each pipe keeps its own order), so the ring frees in order and
-      // needs no more than the pipes' common reorder window.
-      std::vector<size_t> head(lists.size(), 0);
-      for (;;) {
-        size_t best = lists.size();
-        for (size_t k = 0; k < lists.size(); ++k)
-          if (head[k] < lists[k].size() &&
-              (best == lists.size() || lists[k][head[k]].first < lists[best][head[best]].first))
-            best = k;
-        if (best == lists.size()) break;
-        emissions.push_back(lists[best][head[best]]);
-        order.push_back({best, head[best]++});
-      }
-    }
-    uint64_t at = 0;
-    bool fifo = true;
-    for (auto [off, n] : emissions) {
-      fifo &= off == at;
-      at += n;
-    }
-    fifo &= at == in.period;
-    packerMerged_[bi] = merged;
-    packerWindowed_[bi] = !fifo;
-    packerEmissions_[bi] = emissions.size();
-    if (fifo) continue;
-    // Windowed: after each emission release the longest prefix of the period
-    // no later emission reads (and the packer has surely pushed); the ring
-    // must hold what is read but not yet released (the reorder window),
-    // rounded up to the packer's push unit (a ublock: it waits for room for
-    // the whole ublock before it writes the tile an emission needs).
-    const Buffer& packer = B(static_cast<uint32_t>(bi));
-    const uint64_t unit = std::max<uint64_t>(1, uint64_t{packer.ublockRt} * packer.ublockCt);
-    auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
-    size_t K = emissions.size();
-    std::vector<uint64_t> laterMin(K, in.period);
-    for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
-    std::vector<uint64_t> freed(K);
-    uint64_t released = 0, maxEnd = 0, window = 0;
-    for (size_t k = 0; k < K; ++k) {
-      uint64_t end = satAdd(emissions[k].first, emissions[k].second);
-      maxEnd = std::max(maxEnd, end);
-      window = std::max(window, pushedBy(end) - std::min(pushedBy(end), released));
-      if (k + 1 == K) {
-        window = std::max(window, pushedBy(in.period) - std::min(pushedBy(in.period), released));
-        freed[k] = in.period;
-      } else {
-        freed[k] = std::max(released, std::min(laterMin[k], maxEnd));
-        released = freed[k];
-      }
-    }
-    if (!opts_.releaseWindows) {
-      // Release only whole periods: the ring holds the whole period.
-      std::fill(freed.begin(), freed.end(), 0);
-      freed.back() = in.period;
-      window = in.period;
-    }
-    packerFreed_[bi] = std::move(freed);
-    StreamB& s = streams_[static_cast<size_t>(in.stream)];
-    s.ringTiles = std::max<uint64_t>(s.ringTiles, window);
   }
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
     Plan& plan = plans_[pi];
