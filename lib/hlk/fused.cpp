@@ -630,15 +630,7 @@ private:
     }
     for (size_t in = 0; in < inputLayouts_.size(); ++in) {
       if (!inputLayouts_[in]) continue;
-      OperandInfo o;
-      o.operand = static_cast<int>(in);
-      o.role = OperandRole::Input;
-      o.index = static_cast<int>(in);
-      o.source = op_.inputs[in].name;
-      o.df = in < op_.inDf.size() ? op_.inDf[in].value : op_.outDf.value;
-      o.layout = inputLayouts_[in];
-      o.minTiles = inputMin_[in];
-      operands_.push_back(std::move(o));
+      operands_.push_back(inputOperand(op_, in, *inputLayouts_[in], inputMin_[in]));
     }
     for (const auto& [operand, tiles] : check.peaks) {
       if (operand < kIntermedBase) continue;
