@@ -54,4 +54,32 @@ inline Tensor stackEntries(const std::vector<const Tensor*>& entries, int64_t z,
   return out;
 }
 
+// Entries [first, first + count) of t, as a [count][z][r][c] tensor (exact
+// RawUInt32 words included when t has them).
+inline Tensor entryRange(const Tensor& t, int64_t first, int64_t count) {
+  Tensor out(count, t.z, t.r, t.c);
+  const auto per = static_cast<std::ptrdiff_t>(t.z * t.r * t.c);
+  std::copy(t.data.begin() + first * per, t.data.begin() + (first + count) * per, out.data.begin());
+  if (!t.rawBits.empty())
+    out.rawBits.assign(t.rawBits.begin() + first * per, t.rawBits.begin() + (first + count) * per);
+  return out;
+}
+
+// The parts, each [w_i][z][r][c] with the same z, r, c, one after the other:
+// [sum w_i][z][r][c]. Words travel along when every part has them.
+inline Tensor concatEntries(const std::vector<Tensor>& parts) {
+  int64_t w = 0;
+  for (const Tensor& p : parts) w += p.w;
+  Tensor out(w, parts.front().z, parts.front().r, parts.front().c);
+  auto at = out.data.begin();
+  bool words = true;
+  for (const Tensor& p : parts) {
+    at = std::copy(p.data.begin(), p.data.end(), at);
+    words = words && p.rawBits.size() == p.data.size();
+  }
+  if (words)
+    for (const Tensor& p : parts) out.rawBits.insert(out.rawBits.end(), p.rawBits.begin(), p.rawBits.end());
+  return out;
+}
+
 } // namespace tessera::formats

@@ -639,9 +639,13 @@ void detail::preferHeapForLargeTensors() {
   // BERT and ResNet corpus netlists. From the heap, freed blocks are reused.
   // Free memory at the heap's top is returned only beyond 2 GB (INT_MAX, the
   // most mallopt takes; at 1 GB YOLO still spent 10 s in the kernel).
+  // One arena for every thread (loader -j): a thread's own arena grows in
+  // 64 MB mmap'd heaps that cannot hold these tensors, so its large blocks
+  // would not be reused either.
   static const bool done = [] {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    mallopt(M_ARENA_MAX, 1);
     return true;
   }();
   (void)done;

@@ -243,7 +243,7 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
     targetPtr = simTarget.get();
   } else {
-    golden = std::make_unique<GoldenTarget>(nl, arch);
+    golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
     targetPtr = golden.get();
   }
   runtime::Target& target = *targetPtr;
@@ -339,7 +339,8 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   if (opts.profile && simTarget) {
     out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles\n";
   } else if (opts.profile) {
-    out << "profile (golden, single thread):\n";
+    out << "profile (golden, " << golden->threads() << (golden->threads() == 1 ? " thread" : " threads")
+        << "; wall time per op type):\n";
     char line[160];
     for (const auto& [type, p] : golden->profile()) {
       std::snprintf(line, sizeof line, "  %-24s %8lld calls %10.3f s", type.c_str(), static_cast<long long>(p.calls), p.seconds);

@@ -22,6 +22,7 @@ struct LoaderOptions {
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
   bool trace = false;                  // one line per execute on stdout
   bool profile = false;                // time per op type, matmul GFLOP/s (stdout)
+  unsigned threads = 0;                // golden: entries evaluated at once (0: one per hardware thread)
   size_t maxErrors = 20;
 };
 

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <set>
+#include <thread>
 
 namespace tessera::loader {
 
@@ -15,7 +18,8 @@ using formats::Tensor;
 using golden::GoldenError;
 using runtime::RuntimeError;
 
-GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch) : nl_(&nl), arch_(arch) {
+GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch, unsigned threads)
+    : nl_(&nl), arch_(arch), threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
   for (const auto& f : nl.fusedOps) fusedOps_[f.id] = &f;
   for (const auto& q : nl.queues) consumers_[q.input.value].push_back(&q);
 }
@@ -57,12 +61,41 @@ const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
 namespace {
 
 // Stacks entries [1][t][r][c] into one [n][t][r][c] tensor.
-Tensor entryOf(const Tensor& t, int64_t w) {
-  Tensor out(1, t.z, t.r, t.c);
-  size_t per = out.size();
-  std::copy(t.data.begin() + static_cast<std::ptrdiff_t>(w * per),
-            t.data.begin() + static_cast<std::ptrdiff_t>((w + 1) * per), out.data.begin());
-  return out;
+Tensor entryOf(const Tensor& t, int64_t w) { return formats::entryRange(t, w, 1); }
+
+// Every op computes each entry (w) of its inputs on its own, so with several
+// threads the entries are split into contiguous ranges, evaluated at once
+// and joined: the same arithmetic per entry, the same bits. A failure is
+// reported from one evaluation of all entries, so messages (which quote
+// shapes) do not depend on the thread count.
+Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
+                     const std::function<Tensor(std::span<const Tensor>)>& eval) {
+  const int64_t w = inputs.empty() ? 1 : inputs.front().w;
+  const bool split = threads > 1 && w > 1 &&
+                     std::all_of(inputs.begin(), inputs.end(), [w](const Tensor& t) { return t.w == w; });
+  if (!split) return eval(inputs);
+  const auto parts = static_cast<int64_t>(std::min<int64_t>(threads, w));
+  std::vector<Tensor> results(static_cast<size_t>(parts));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(parts));
+  auto run = [&](int64_t p) {
+    const int64_t first = w * p / parts, count = w * (p + 1) / parts - first;
+    try {
+      std::vector<Tensor> chunk;
+      chunk.reserve(inputs.size());
+      for (const Tensor& t : inputs) chunk.push_back(formats::entryRange(t, first, count));
+      results[static_cast<size_t>(p)] = eval(chunk);
+    } catch (...) {
+      errors[static_cast<size_t>(p)] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (int64_t p = 1; p < parts; ++p) workers.emplace_back(run, p);
+    run(0);
+  }
+  for (const auto& e : errors)
+    if (e) return eval(inputs);
+  return formats::concatEntries(results);
 }
 
 std::string shapeText(const Tensor& t) {
@@ -142,9 +175,11 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         auto f = fusedOps_.find(op.attributes.fusedOpId.value);
         if (f == fusedOps_.end())
           throw GoldenError("fused op id '" + op.attributes.fusedOpId.value + "' is not defined in fused_ops");
-        out = golden::evalFusedOp(spec, *f->second, inputs);
+        const netlist::FusedOp& fused = *f->second;
+        out = evalByEntries(inputs, threads_,
+                            [&](std::span<const Tensor> in) { return golden::evalFusedOp(spec, fused, in); });
       } else {
-        out = golden::evalOp(spec, inputs);
+        out = evalByEntries(inputs, threads_, [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
       }
     } catch (const GoldenError& e) {
       // GoldenError messages already name the op.

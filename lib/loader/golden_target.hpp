@@ -12,7 +12,9 @@ namespace tessera::loader {
 
 class GoldenTarget : public runtime::Target {
 public:
-  GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch);
+  // threads: how many entries (w) an op evaluates at once (0: one per
+  // hardware thread). Results do not depend on it.
+  GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch, unsigned threads = 1);
   std::string name() const override { return "golden"; }
   void execute(runtime::EpochIo& io) override;
 
@@ -24,6 +26,7 @@ public:
     double flops = 0; // matmul: 2*M*K*N per output matrix
   };
   const std::map<std::string, OpTypeProfile>& profile() const { return profile_; }
+  unsigned threads() const { return threads_; }
 
 private:
   // Op indices of a graph in an order where producers (direct, or through a
@@ -32,6 +35,7 @@ private:
 
   const netlist::Netlist* nl_;
   netlist::Arch arch_;
+  unsigned threads_;
   std::map<std::string, std::vector<size_t>> orders_;
   std::map<std::string, const netlist::FusedOp*> fusedOps_;
   std::map<std::string, std::vector<const netlist::Queue*>> consumers_; // op -> queues it feeds

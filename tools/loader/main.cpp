@@ -33,6 +33,11 @@ int main(int argc, char** argv) {
                  "Compare op-fed queues with <dir>/<queue>.npy using the netlist's comparison-config")
       ->type_name("<dir>");
   app.add_flag("--trace", opts.trace, "Print one line per executed epoch");
+  app.add_option("-j,--threads", opts.threads,
+                 "golden: threads evaluating an op's entries at once (0: one per hardware thread); results do not "
+                 "depend on it")
+      ->default_val(0)
+      ->check(CLI::Range(0, 256));
   app.add_flag("--profile", opts.profile, "golden: print time per op type and matmul GFLOP/s; sim: epochs run and simulated cycles");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit)")
       ->default_val(20)
