@@ -38,22 +38,6 @@ struct Tensor {
   bool sameShape(const Tensor& o) const { return w == o.w && z == o.z && r == o.r && c == o.c; }
 };
 
-// Entries [1][z][r][c] stacked into [n][z][r][c] (n = entries.size(); every
-// entry must have that shape). Exact RawUInt32 words travel along when every
-// entry has them.
-inline Tensor stackEntries(const std::vector<const Tensor*>& entries, int64_t z, int64_t r, int64_t c) {
-  Tensor out(static_cast<int64_t>(entries.size()), z, r, c);
-  const size_t per = static_cast<size_t>(z * r * c);
-  bool words = !entries.empty();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    std::copy(entries[i]->data.begin(), entries[i]->data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * per));
-    words = words && entries[i]->rawBits.size() == per;
-  }
-  if (words)
-    for (const Tensor* e : entries) out.rawBits.insert(out.rawBits.end(), e->rawBits.begin(), e->rawBits.end());
-  return out;
-}
-
 // Entries [first, first + count) of t, as a [count][z][r][c] tensor (exact
 // RawUInt32 words included when t has them).
 inline Tensor entryRange(const Tensor& t, int64_t first, int64_t count) {
@@ -65,20 +49,21 @@ inline Tensor entryRange(const Tensor& t, int64_t first, int64_t count) {
   return out;
 }
 
-// The parts, each [w_i][z][r][c] with the same z, r, c, one after the other:
-// [sum w_i][z][r][c]. Words travel along when every part has them.
-inline Tensor concatEntries(const std::vector<Tensor>& parts) {
+// The parts, each [w_i][z][r][c] (z, r, c given: every part must have
+// them), one after the other: [sum w_i][z][r][c]. Exact RawUInt32 words
+// travel along when every part has them.
+inline Tensor concatEntries(const std::vector<const Tensor*>& parts, int64_t z, int64_t r, int64_t c) {
   int64_t w = 0;
-  for (const Tensor& p : parts) w += p.w;
-  Tensor out(w, parts.front().z, parts.front().r, parts.front().c);
+  for (const Tensor* p : parts) w += p->w;
+  Tensor out(w, z, r, c);
   auto at = out.data.begin();
-  bool words = true;
-  for (const Tensor& p : parts) {
-    at = std::copy(p.data.begin(), p.data.end(), at);
-    words = words && p.rawBits.size() == p.data.size();
+  bool words = !parts.empty();
+  for (const Tensor* p : parts) {
+    at = std::copy(p->data.begin(), p->data.end(), at);
+    words = words && p->rawBits.size() == p->data.size();
   }
   if (words)
-    for (const Tensor& p : parts) out.rawBits.insert(out.rawBits.end(), p.rawBits.begin(), p.rawBits.end());
+    for (const Tensor* p : parts) out.rawBits.insert(out.rawBits.end(), p->rawBits.begin(), p->rawBits.end());
   return out;
 }
 

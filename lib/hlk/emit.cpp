@@ -58,8 +58,8 @@ void commonFields(HeaderWriter& h, const KernelConfig& k) {
   h.field("uint32_t", "kReluMode", n(c.reluMode), "0 off, 1 min, 2 max (packer)");
   h.field("uint32_t", "kReluThreshold", hex32(c.reluThresholdBits), "float32 bits");
   h.field("bool", "kUntilizeOutput", b(c.untilize), "untilize_output");
-  h.field("int", "kUntilizeStripeUblocks",
-          n(c.order == UblockOrder::R ? c.mblock.c : c.mblock.r * c.mblock.c),
+  const Layout out{c.t, c.mblock, c.ublock, c.order};
+  h.field("int", "kUntilizeStripeUblocks", n(out.untilizeStripeTiles() / out.ublockTiles()),
           "untilize: ublocks the packer writes and publishes at a time (a row of ublocks in order r)");
 }
 

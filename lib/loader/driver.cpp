@@ -76,7 +76,7 @@ Tensor concatEntries(const std::vector<Tensor>& entries, const netlist::Queue& q
   auto shape = netlist::queueShape(q);
   std::vector<const Tensor*> ptrs;
   for (const Tensor& e : entries) ptrs.push_back(&e);
-  return formats::stackEntries(ptrs, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
+  return formats::concatEntries(ptrs, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
                                shape ? shape->c * formats::kTileDim : 0);
 }
 

@@ -60,9 +60,6 @@ const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
 
 namespace {
 
-// Stacks entries [1][t][r][c] into one [n][t][r][c] tensor.
-Tensor entryOf(const Tensor& t, int64_t w) { return formats::entryRange(t, w, 1); }
-
 // Every op computes each entry (w) of its inputs on its own, so with several
 // threads the entries are split into contiguous ranges, evaluated at once
 // and joined: the same arithmetic per entry, the same bits. A failure is
@@ -95,7 +92,9 @@ Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
   }
   for (const auto& e : errors)
     if (e) return eval(inputs);
-  return formats::concatEntries(results);
+  std::vector<const Tensor*> pieces;
+  for (const Tensor& r : results) pieces.push_back(&r);
+  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
 }
 
 std::string shapeText(const Tensor& t) {
@@ -154,7 +153,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         for (int64_t i = 0; i < n; ++i) entries.push_back(io.read(operand.name, i));
         std::vector<const Tensor*> ptrs;
         for (const auto& e : entries) ptrs.push_back(&e);
-        value = formats::stackEntries(ptrs, ptrs.front()->z, ptrs.front()->r, ptrs.front()->c);
+        value = formats::concatEntries(ptrs, ptrs.front()->z, ptrs.front()->r, ptrs.front()->c);
       }
       try {
         if (operand.unpad) value = golden::unpadTiles(value, *operand.unpad);
@@ -210,7 +209,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         // previous contents, into one entry.
         Tensor acc = io.current(q->name);
         for (int64_t w = 0; w < value.w; ++w) {
-          Tensor e = entryOf(value, w);
+          Tensor e = formats::entryRange(value, w, 1);
           if (!e.sameShape(acc))
             throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " + shapeText(e) +
                                                            " does not match queue '" + q->name + "' entry " + shapeText(acc));
@@ -221,7 +220,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         continue;
       }
       for (int64_t w = 0; w < value.w; ++w) {
-        Tensor e = entryOf(value, w);
+        Tensor e = formats::entryRange(value, w, 1);
         formats::quantize(q->df.value, e);
         io.write(q->name, std::move(e));
       }

@@ -156,6 +156,7 @@ private:
   std::map<std::string, const Op*> opsByName_;
   std::vector<Buf> bufs_;
   std::vector<PendingPipe> pending_;
+  std::map<uint64_t, uint64_t> relayBytes_;  // by core: relayRingBytes(), set by fitL1
   std::vector<Pipe> pipes_;
   // Per op: input buffers [input][core], output buffers [core] (packer or gradient).
   std::map<const Op*, std::vector<std::vector<uint32_t>>> opInputs_;
@@ -1012,10 +1013,10 @@ private:
     std::map<uint64_t, std::vector<uint32_t>> byCore;
     for (size_t h = 0; h < bufs_.size(); ++h)
       if (bufs_[h].place == Buf::Place::Core) byCore[coreKey(bufs_[h].doc.core)].push_back(static_cast<uint32_t>(h));
-    const std::map<uint64_t, uint64_t> relays = relayRingBytes();
+    relayBytes_ = relayRingBytes();
     for (auto& [key, hs] : byCore) {
-      const auto relay = relays.find(key);
-      uint64_t used = relay == relays.end() ? 0 : relay->second;
+      const auto relay = relayBytes_.find(key);
+      uint64_t used = relay == relayBytes_.end() ? 0 : relay->second;
       for (uint32_t h : hs) used += uint64_t{bufs_[h].doc.sizeTiles} * bufs_[h].doc.tileSize;
       if (used <= limit) continue;
       auto saving = [&](uint32_t h) {
@@ -1100,7 +1101,7 @@ private:
     }
     for (const auto& [h, n] : packerReaders)
       if (n > 1) cores[coreKey(bufs_[h].doc.core)].forkStreams += n - 1;
-    for (const auto& [key, bytes] : relayRingBytes()) {
+    for (const auto& [key, bytes] : relayBytes_) {
       cores[key].l1 += bytes;
       cores[key].relayBytes += bytes;
     }

@@ -45,6 +45,8 @@ constexpr uint32_t kDramRow = 255; // core_coordinates of DRAM buffers in BUDA f
 SourceLoc locOf(const pipe::SourcePos& p) { return {p.line, p.column}; }
 
 std::string bufName(const Buffer& b) { return "buffer_" + std::to_string(b.uniqid); }
+// Tiles a packer's kernel writes at a time: its ublock (1 when not given).
+uint64_t ublockTiles(const Buffer& b) { return std::max<uint64_t>(1, uint64_t{b.ublockRt} * b.ublockCt); }
 std::string coreText(uint32_t r, uint32_t c) { return "[" + std::to_string(r) + ", " + std::to_string(c) + "]"; }
 
 enum class BufKind {
@@ -884,7 +886,7 @@ bool Builder::planPackerEmissions(size_t bi) {
   // rounded up to the packer's push unit (a ublock: it waits for room for
   // the whole ublock before it writes the tile an emission needs).
   const Buffer& packer = B(static_cast<uint32_t>(bi));
-  const uint64_t unit = std::max<uint64_t>(1, uint64_t{packer.ublockRt} * packer.ublockCt);
+  const uint64_t unit = ublockTiles(packer);
   auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
   size_t K = emissions.size();
   std::vector<uint64_t> laterMin(K, in.period);
@@ -923,7 +925,7 @@ bool Builder::planPackerEmissions(size_t bi) {
 bool Builder::splitPackerChunks(size_t bi) {
   const Buffer& b = B(static_cast<uint32_t>(bi));
   uint64_t granule = b.scatterGatherNumTiles;
-  if (granule == 0) granule = std::max<uint64_t>(1, uint64_t{b.ublockRt} * b.ublockCt);
+  if (granule == 0) granule = ublockTiles(b);
   bool split = false;
   std::vector<std::vector<Chunk>> splitChunks;
   for (size_t pi : info_[bi].readerPlans) {
