@@ -267,6 +267,17 @@ Result compareTensors(const Tensor& expected, const Tensor& actual, const Config
   return res;
 }
 
+namespace {
+// "<indent>mismatch at [w,z,r,c]: expected .. got .." per recorded mismatch.
+std::string mismatchLines(const Result& r, const std::string& indent) {
+  std::string s;
+  for (const auto& m : r.first)
+    s += indent + "mismatch at [" + std::to_string(m.w) + "," + std::to_string(m.z) + "," + std::to_string(m.r) + "," +
+         std::to_string(m.c) + "]: expected " + shortest(m.expected) + " got " + shortest(m.actual) + "\n";
+  return s;
+}
+} // namespace
+
 std::string formatResult(const std::string& queue, const Result& r) {
   std::string s = queue + ": " + (r.pass ? "PASS" : "FAIL");
   if (!r.pass && r.compared == 0 && !r.reason.empty()) return s + " (" + r.reason + ")\n"; // shape mismatch
@@ -275,9 +286,36 @@ std::string formatResult(const std::string& queue, const Result& r) {
   if (!r.pass && !r.reason.empty()) s += " (" + r.reason + ")";
   s += "\n";
   if (r.pass) return s;
-  for (const auto& m : r.first)
-    s += "  mismatch at [" + std::to_string(m.w) + "," + std::to_string(m.z) + "," + std::to_string(m.r) + "," +
-         std::to_string(m.c) + "]: expected " + shortest(m.expected) + " got " + shortest(m.actual) + "\n";
+  return s + mismatchLines(r, "  ");
+}
+
+std::string formatCheckTable(const std::vector<QueueCheck>& checks) {
+  size_t width = 5; // "queue"
+  for (const auto& c : checks) width = std::max(width, c.queue.size());
+  auto pad = [](std::string s, size_t w, bool right) {
+    std::string fill(s.size() < w ? w - s.size() : 0, ' ');
+    return right ? fill + s : s + fill;
+  };
+  std::string s = pad("queue", width, false) + "  entries  result  " + pad("max_abs", 12, true) + "  " +
+                  pad("pcc", 9, true) + "  " + pad("within", 8, true) + "\n";
+  int passed = 0;
+  for (const auto& c : checks) {
+    const Result& r = c.result;
+    passed += r.pass;
+    s += pad(c.queue, width, false) + "  " + pad(std::to_string(c.entries), 7, true) + "  " +
+         pad(r.pass ? "PASS" : "FAIL", 6, false) + "  ";
+    if (r.compared == 0 && !r.pass) {
+      s += "(" + r.reason + ")\n";
+      continue;
+    }
+    s += pad(fixed(r.maxAbsError, 6), 12, true) + "  " + pad(fixed(r.pcc, 5), 9, true) + "  " +
+         pad(fixed(r.pctWithin * 100, 2) + "%", 8, true) + "\n";
+    if (r.pass) continue;
+    if (!r.reason.empty()) s += "    " + r.reason + "\n";
+    s += mismatchLines(r, "    ");
+  }
+  s += "checked " + std::to_string(checks.size()) + (checks.size() == 1 ? " queue: " : " queues: ") +
+       std::to_string(passed) + " passed, " + std::to_string(checks.size() - passed) + " failed\n";
   return s;
 }
 

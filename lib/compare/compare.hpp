@@ -57,4 +57,15 @@ Result compareTensors(const Tensor& expected, const Tensor& actual, const Config
 // got .." lines on failure. Every line ends in '\n'.
 std::string formatResult(const std::string& queue, const Result& r);
 
+// One checked queue of a run.
+struct QueueCheck {
+  std::string queue;
+  int64_t entries = 0; // entries the run wrote
+  Result result;
+};
+// The per-queue table `loader run` prints: a header, one row per queue
+// (entries, PASS/FAIL, max_abs, pcc, within), a failed row followed by its
+// reason and first mismatches, then "checked N queues: P passed, F failed".
+std::string formatCheckTable(const std::vector<QueueCheck>& checks);
+
 } // namespace tessera::compare

@@ -8,7 +8,7 @@
 #include "hlkc/depfile.hpp"
 #include "hlkc/hlkc_config.hpp"
 #include "support/hashing.hpp"
-#include "hlkc/subprocess.hpp"
+#include "support/subprocess.hpp"
 #include "support/version.hpp"
 #include "support/text_format.hpp"
 

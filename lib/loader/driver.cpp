@@ -4,6 +4,7 @@
 #include "device/soc_descriptor.hpp"
 #include "golden/ops.hpp"
 #include "host/npy.hpp"
+#include "loader/artifact_build.hpp"
 #include "loader/golden_target.hpp"
 #include "loader/host_io.hpp"
 #include "loader/sim_target.hpp"
@@ -86,15 +87,121 @@ std::string dims(const Tensor& t) {
 
 } // namespace
 
-int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
+namespace {
+
+// The reference run and the target run share everything but the target.
+struct RunSetup {
+  const netlist::Netlist* nl;
+  std::vector<const netlist::Program*> programs;
+  std::map<std::string, int64_t> given;
+  uint64_t seed;
+  bool trace;
+};
+
+// One run of the programs: its queues and what the host pushed.
+struct Execution {
+  std::unique_ptr<runtime::QueueStore> store;
+  std::unique_ptr<HostIo> host;
+  int64_t executes = 0;
+};
+
+// Runs every program on `target`. `announce`: print a line per program. A
+// run-time error becomes a diagnostic (returns false).
+bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::string, Tensor> inputs, bool recording,
+                 bool announce, Execution& ex, DiagnosticEngine& diags, std::ostream& out, std::ostream& err) {
+  const netlist::Netlist& nl = *s.nl;
+  ex.store = std::make_unique<runtime::QueueStore>(nl);
+  ex.store->recordWrites(recording);
+  ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recording);
+  ex.host->attach(*ex.store);
+  runtime::Interpreter interp(nl, *ex.store, target, *ex.host);
+  if (s.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
+  std::string running;
+  try {
+    for (const auto* p : s.programs) {
+      std::map<std::string, int64_t> params;
+      for (const auto* v : declaredParams(*p)) {
+        if (auto g = s.given.find(v->name); g != s.given.end()) params[v->name] = g->second;
+        else if (auto d = testArgDefault(nl, v->name)) params[v->name] = *d;
+        else {
+          params[v->name] = 1;
+          if (announce)
+            err << kTool << ": note: param " << v->name << " of program '" << p->name
+                << "' not given (--param) nor in test-args; using 1\n";
+        }
+      }
+      int64_t before = interp.executeCount();
+      running = p->name;
+      if (s.trace) out << "program " << p->name << "\n";
+      interp.run(*p, params);
+      if (announce) out << "program " << p->name << ": " << interp.executeCount() - before << " executes\n";
+    }
+  } catch (const runtime::RuntimeError& e) {
+    out << "program " << running << ": failed" << (announce ? "" : " on the reference model") << "\n";
+    diags.error(e.rule, e.loc, e.what());
+    return false;
+  } catch (const std::invalid_argument& e) { // stimulus config the host cannot generate
+    out << "program " << running << ": failed\n";
+    diags.error("stimulus", nl.testConfig ? nl.testConfig->loc : SourceLoc{}, e.what());
+    return false;
+  }
+  ex.executes = interp.executeCount();
+  return true;
+}
+
+// The build directory `loader run` uses when none is given.
+std::string defaultBuildDir(const std::string& netlist) {
+  return (std::filesystem::path("tessera-build") / std::filesystem::path(netlist).stem()).string();
+}
+
+// `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
+std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
+  std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
+  auto text = readFile(epochs, error);
+  if (!text) {
+    error = "cannot read '" + epochs + "': " + error + " (build it with: loader run <netlist> --build-dir " + dir + ")";
+    return std::nullopt;
+  }
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("netlist: ")) {
+      std::string path = (std::filesystem::path(dir) / line.substr(9)).string();
+      if (std::filesystem::exists(path)) return path;
+      error = "'" + dir + "' has no copy of its netlist '" + line.substr(9) +
+              "' (loader run writes one; copy the netlist there)";
+      return std::nullopt;
+    }
+  error = "'" + epochs + "' names no netlist";
+  return std::nullopt;
+}
+
+} // namespace
+
+int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err) {
+  LoaderOptions opts = optsIn;
   PrintOptions print{opts.maxErrors, false, false};
+  const bool runCommand = opts.command == "run", deployCommand = opts.command == "deploy";
   if (opts.target != "golden" && opts.target != "sim") {
     err << kTool << ": error: unknown target '" << opts.target << "' (available: golden, sim)\n";
     return 2;
   }
+  if (deployCommand) {
+    std::string error;
+    auto netlist = deployedNetlist(opts.buildDir, error);
+    if (!netlist) {
+      err << kTool << ": error: deploy: " << error << "\n";
+      return 2;
+    }
+    opts.netlist = *netlist;
+  }
+  if (runCommand && opts.target == "sim" && opts.buildDir.empty()) opts.buildDir = defaultBuildDir(opts.netlist);
+  if (!opts.command.empty() && opts.target == "golden" && !runCommand) {
+    err << kTool << ": error: deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
+    return 2;
+  }
   if (opts.target == "sim" && opts.buildDir.empty()) {
     err << kTool << ": error: --target sim needs --build-dir <dir> with the stage tools' artifacts "
-        << "(scripts/build-artifacts.sh <netlist> <dir>)\n";
+        << "(loader run <netlist> builds them)\n";
     return 2;
   }
   if (opts.target != "sim" && !opts.buildDir.empty()) {
@@ -102,14 +209,13 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     return 2;
   }
   std::optional<SimArtifacts> artifacts;
-  if (opts.target == "sim") {
+  auto loadArtifacts = [&]() -> bool {
     std::string error;
     artifacts = loadSimArtifacts(opts.buildDir, error);
-    if (!artifacts) {
-      err << kTool << ": error: --build-dir: " << error << "\n";
-      return 2;
-    }
-  }
+    if (!artifacts) err << kTool << ": error: --build-dir: " << error << "\n";
+    return artifacts.has_value();
+  };
+  if (opts.target == "sim" && !runCommand && !loadArtifacts()) return 2;
   std::optional<Arch> requested;
   if (!netlist::parseArchOption(opts.arch, kTool, err, requested)) return 2;
 
@@ -131,19 +237,8 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
   if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
-  if (artifacts && artifacts->netlist != std::filesystem::path(opts.netlist).filename().string()) {
-    err << kTool << ": error: --build-dir '" << opts.buildDir << "' holds the artifacts of '" << artifacts->netlist
-        << "', not of '" << std::filesystem::path(opts.netlist).filename().string()
-        << "' (scripts/build-artifacts.sh " << opts.netlist << " <dir>)\n";
-    return 2;
-  }
-  if (artifacts && !artifacts->arch.empty() && artifacts->arch != archName(arch)) {
-    err << kTool << ": error: --build-dir '" << opts.buildDir << "' was built for " << artifacts->arch << ", not "
-        << archName(arch) << " (run scripts/build-artifacts.sh --arch " << archName(arch) << ")\n";
-    return 2;
-  }
 
-  // Programs and params: usage errors, reported before anything runs.
+  // Programs and params: usage errors, reported before anything is built or run.
   std::vector<const netlist::Program*> programs;
   if (opts.programs.empty()) {
     for (const auto& p : nl.programs) programs.push_back(&p);
@@ -187,6 +282,35 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     given[name] = *value;
   }
 
+  // `loader run` on the chip: bring the build directory up to date, keeping a
+  // copy of the netlist there so `loader deploy DIR` can run it later.
+  if (runCommand && opts.target == "sim") {
+    std::string error;
+    std::filesystem::create_directories(opts.buildDir);
+    std::string copy = (std::filesystem::path(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
+    std::string copyError;
+    if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
+      err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
+      return 2;
+    }
+    out << kTool << ": building " << opts.buildDir << "\n";
+    BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
+                       opts.pipegenArgs, opts.hlkcCacheDir};
+    if (int rc = buildArtifacts(build, out, err); rc != 0) return rc;
+    if (!loadArtifacts()) return 2;
+  }
+  if (artifacts && artifacts->netlist != std::filesystem::path(opts.netlist).filename().string()) {
+    err << kTool << ": error: --build-dir '" << opts.buildDir << "' holds the artifacts of '" << artifacts->netlist
+        << "', not of '" << std::filesystem::path(opts.netlist).filename().string()
+        << "' (loader run " << opts.netlist << " --build-dir <dir>)\n";
+    return 2;
+  }
+  if (artifacts && !artifacts->arch.empty() && artifacts->arch != archName(arch)) {
+    err << kTool << ": error: --build-dir '" << opts.buildDir << "' was built for " << artifacts->arch << ", not "
+        << archName(arch) << " (loader run --arch " << archName(arch) << ")\n";
+    return 2;
+  }
+
   // Inputs from .npy files: every host-fed queue an op reads needs one.
   std::map<std::string, Tensor> inputs;
   if (!opts.inputsDir.empty()) {
@@ -228,13 +352,23 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     }
   }
 
-  // Entries are kept for --outputs/--expected only: a large training netlist
-  // writes gigabytes over a run.
-  const bool recording = !opts.outputsDir.empty() || !opts.expectedDir.empty();
-  runtime::QueueStore store(nl);
-  store.recordWrites(recording);
-  HostIo host(nl, std::move(inputs), opts.seed, recording);
-  host.attach(store);
+  // The reference: `run`/`deploy` on the chip check every op-fed queue
+  // against the host reference model, unless --expected gives the values.
+  const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
+  RunSetup setup{&nl, programs, given, opts.seed, opts.trace};
+  Execution reference;
+  if (checkAgainstGolden) {
+    GoldenTarget golden(nl, arch, opts.threads);
+    if (!runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+      printDiagnostics(err, source, diags, print);
+      return 1;
+    }
+    out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
+  }
+
+  // Entries are kept for --outputs/--expected and the reference check only:
+  // a large training netlist writes gigabytes over a run.
+  const bool recording = !opts.outputsDir.empty() || !opts.expectedDir.empty() || checkAgainstGolden;
   std::unique_ptr<GoldenTarget> golden;
   std::unique_ptr<SimTarget> simTarget;
   runtime::Target* targetPtr = nullptr;
@@ -246,52 +380,38 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
     targetPtr = golden.get();
   }
-  runtime::Target& target = *targetPtr;
-  runtime::Interpreter interp(nl, store, target, host);
-  if (opts.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
-
-  std::string running;
-  out << kTool << ": " << opts.netlist << " on target " << target.name() << " (" << archName(arch) << ")\n";
-  try {
-    for (const auto* p : programs) {
-      std::map<std::string, int64_t> params;
-      for (const auto* v : declaredParams(*p)) {
-        if (auto g = given.find(v->name); g != given.end()) params[v->name] = g->second;
-        else if (auto d = testArgDefault(nl, v->name)) params[v->name] = *d;
-        else {
-          params[v->name] = 1;
-          err << kTool << ": note: param " << v->name << " of program '" << p->name
-              << "' not given (--param) nor in test-args; using 1\n";
-        }
-      }
-      int64_t before = interp.executeCount();
-      running = p->name;
-      if (opts.trace) out << "program " << p->name << "\n";
-      interp.run(*p, params);
-      out << "program " << p->name << ": " << interp.executeCount() - before << " executes\n";
-    }
-  } catch (const runtime::RuntimeError& e) {
-    out << "program " << running << ": failed\n";
-    diags.error(e.rule, e.loc, e.what());
-    printDiagnostics(err, source, diags, print);
-    return 1;
-  } catch (const std::invalid_argument& e) { // stimulus config the host cannot generate
-    out << "program " << running << ": failed\n";
-    diags.error("stimulus", nl.testConfig ? nl.testConfig->loc : SourceLoc{}, e.what());
+  out << kTool << ": " << opts.netlist << " on target " << targetPtr->name() << " (" << archName(arch) << ")\n";
+  Execution ex;
+  if (!runPrograms(setup, *targetPtr, std::move(inputs), recording, true, ex, diags, out, err)) {
     printDiagnostics(err, source, diags, print);
     return 1;
   }
+  const runtime::QueueStore& store = *ex.store;
+  const HostIo& host = *ex.host;
 
   // Outputs: every entry ops wrote into each op-fed queue, in write order; and
   // what the host pushed into each host-fed one, so a run can be reproduced.
   bool failed = false;
   compare::Config base;
   static const std::vector<Tensor> kNone;
+  auto configFor = [&](const std::string& queue, compare::Config& cfg) -> bool {
+    cfg = base;
+    try {
+      if (nl.testConfig && nl.testConfig->comparison) cfg = compare::configFor(*nl.testConfig->comparison, queue);
+      return true;
+    } catch (const std::invalid_argument& e) { // a bad type, range or regex in comparison-config
+      diags.error("comparison-config", nl.testConfig->comparison->loc, e.what());
+      printDiagnostics(err, source, diags, print);
+      return false;
+    }
+  };
+  std::vector<compare::QueueCheck> table;
   for (const auto& q : nl.queues) {
     const bool hostSide = isHostSide(q);
     int64_t count = hostSide ? host.pushed(q.name) : store.writeCount(q.name);
     if (hostSide && count == 0) continue; // never fed: nothing read it
-    out << (hostSide ? "input " : "output ") << q.name << ": " << count << (count == 1 ? " entry" : " entries");
+    if (!checkAgainstGolden)
+      out << (hostSide ? "input " : "output ") << q.name << ": " << count << (count == 1 ? " entry" : " entries");
     if (!recording) {
       out << "\n";
       continue;
@@ -299,7 +419,7 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
     const auto& logs = hostSide ? host.pushLog() : store.writeLog();
     auto log = logs.find(q.name);
     Tensor all = concatEntries(log == logs.end() ? kNone : log->second, q);
-    out << " of [t=" << all.z << ", " << all.r << "x" << all.c << "]";
+    if (!checkAgainstGolden) out << " of [t=" << all.z << ", " << all.r << "x" << all.c << "]";
     if (!opts.outputsDir.empty()) {
       std::string path = (std::filesystem::path(opts.outputsDir) / npyName(q.name)).string();
       try {
@@ -310,10 +430,21 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
         err << kTool << ": error: cannot write '" << path << "': " << e.what() << "\n";
         return 1;
       }
-      out << " -> " << path;
+      if (!checkAgainstGolden) out << " -> " << path;
     }
-    out << "\n";
-    if (!opts.expectedDir.empty() && !hostSide) {
+    if (!checkAgainstGolden) out << "\n";
+    if (hostSide) continue;
+    if (checkAgainstGolden) {
+      const auto& refLogs = reference.store->writeLog();
+      auto ref = refLogs.find(q.name);
+      if (count == 0 && ref == refLogs.end()) continue; // no op writes it in the programs run
+      compare::Config cfg;
+      if (!configFor(q.name, cfg)) return 1;
+      Tensor expected = concatEntries(ref == refLogs.end() ? kNone : ref->second, q);
+      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg)});
+      continue;
+    }
+    if (!opts.expectedDir.empty()) {
       std::string path = (std::filesystem::path(opts.expectedDir) / npyName(q.name)).string();
       if (!std::filesystem::exists(path)) continue;
       Tensor expected;
@@ -323,18 +454,16 @@ int runLoader(const LoaderOptions& opts, std::ostream& out, std::ostream& err) {
         err << kTool << ": error: " << e.what() << "\n";
         return 1;
       }
-      compare::Config cfg = base;
-      try {
-        if (nl.testConfig && nl.testConfig->comparison) cfg = compare::configFor(*nl.testConfig->comparison, q.name);
-      } catch (const std::invalid_argument& e) { // a bad type, range or regex in comparison-config
-        diags.error("comparison-config", nl.testConfig->comparison->loc, e.what());
-        printDiagnostics(err, source, diags, print);
-        return 1;
-      }
+      compare::Config cfg;
+      if (!configFor(q.name, cfg)) return 1;
       compare::Result r = compare::compareTensors(expected, all, cfg);
       out << compare::formatResult(q.name, r);
       failed |= !r.pass;
     }
+  }
+  if (checkAgainstGolden) {
+    out << compare::formatCheckTable(table);
+    for (const auto& c : table) failed |= !c.result.pass;
   }
   if (opts.profile && simTarget) {
     out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles\n";

@@ -10,6 +10,10 @@
 namespace tessera::loader {
 
 struct LoaderOptions {
+  // "" (the plain form: run prebuilt artifacts or golden), "run" (build the
+  // artifacts, run on the chip, check against the reference model) or
+  // "deploy" (run and check a build directory `run` made).
+  std::string command;
   std::string netlist;
   std::string target = "golden";      // golden | sim
   std::string buildDir;                // sim: the stage tools' output directory (docs/loader.md)
@@ -22,8 +26,14 @@ struct LoaderOptions {
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
   bool trace = false;                  // one line per execute on stdout
   bool profile = false;                // time per op type, matmul GFLOP/s (stdout)
-  unsigned threads = 0;                // golden: entries evaluated at once (0: one per hardware thread)
+  unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once
+                                       // (0: one per hardware thread)
   size_t maxErrors = 20;
+  // run: building the artifacts (lib/loader/artifact_build.hpp)
+  std::string toolsDir;                 // empty: the stage tools beside the loader, then PATH
+  bool verbose = false;                 // print each stage command
+  std::vector<std::string> pipegenArgs;
+  std::string hlkcCacheDir;
 };
 
 // Returns the exit code: 0 success, 1 the netlist, its inputs or a comparison

@@ -1,5 +1,9 @@
 // loader: run a netlist's programs on a target and write/compare its outputs.
 // Thin driver: flags only; the work is in lib/loader.
+//
+//   loader run NETLIST       build the artifacts, run on the simulated chip, check against golden
+//   loader deploy BUILD_DIR  run and check what `loader run` built, without building
+//   loader NETLIST           the plain form: golden, or prebuilt artifacts with --target sim
 #include "support/cli.hpp"
 #include "loader/driver.hpp"
 #include "netlist/driver.hpp"
@@ -8,23 +12,21 @@
 
 #include <iostream>
 
-int main(int argc, char** argv) {
-  tessera::loader::LoaderOptions opts;
-  CLI::App app{"loader: run a BUDA netlist's programs on a target", "loader"};
-  app.add_option("netlist", opts.netlist, "Netlist YAML file")->required()->type_name("<netlist.yaml>");
-  app.add_option("--target", opts.target,
-                 "Where epochs run: golden (host reference model) or sim (the simulated chip, needs --build-dir)")
-      ->default_val("golden")
-      ->type_name("<target>");
-  app.add_option("--build-dir", opts.buildDir,
-                 "sim: directory with the stage tools' artifacts (scripts/build-artifacts.sh NETLIST DIR)")
-      ->type_name("<dir>");
+namespace {
+
+using tessera::loader::LoaderOptions;
+
+// The options every form takes. `targetHelp` states the form's default target.
+void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& targetHelp) {
+  app.add_option("--target", opts.target, targetHelp)->type_name("<target>");
   app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists")->type_name("<arch>");
   app.add_option("--program", opts.programs, "Run only this program (repeatable, in the order given); default: all, in order")
-      ->type_name("<name>");
+      ->type_name("<name>")
+      ->allow_extra_args(false); // one value per flag: a netlist after it stays the positional
   app.add_option("--param", opts.params, "Value of a program param, e.g. --param p_loop_count=4 (repeatable)")
-      ->type_name("<name=value>");
-  app.add_option("--seed", opts.seed, "Seed of the test-config stimulus")->default_val(0);
+      ->type_name("<name=value>")
+      ->allow_extra_args(false);
+  app.add_option("--seed", opts.seed, "Seed of the test-config stimulus (default 0)");
   app.add_option("--inputs", opts.inputsDir, "Read host-fed queues from <dir>/<queue>.npy instead of the stimulus")
       ->type_name("<dir>");
   app.add_option("--outputs", opts.outputsDir, "Write every op-fed queue's entries to <dir>/<queue>.npy")
@@ -34,17 +36,57 @@ int main(int argc, char** argv) {
       ->type_name("<dir>");
   app.add_flag("--trace", opts.trace, "Print one line per executed epoch");
   app.add_option("-j,--threads", opts.threads,
-                 "golden: threads evaluating an op's entries at once (0: one per hardware thread); results do not "
-                 "depend on it")
-      ->default_val(0)
+                 "Threads: golden evaluates an op's entries in this many ranges at once, run starts this many stage "
+                 "tools at once (default 0: one per hardware thread); results do not depend on it")
       ->check(CLI::Range(0, 256));
   app.add_flag("--profile", opts.profile, "golden: print time per op type and matmul GFLOP/s; sim: epochs run and simulated cycles");
-  app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit)")
-      ->default_val(20)
+  app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit; default 20)")
       ->check(CLI::Range(0, 1000000));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  LoaderOptions opts;
+  opts.target.clear(); // each form has its own default, set after parsing
+  CLI::App app{"loader: run a BUDA netlist's programs on a target", "loader"};
+  app.require_subcommand(0, 1);
+  app.add_option("netlist", opts.netlist, "Netlist YAML file")->type_name("<netlist.yaml>");
+  addRunOptions(app, opts, "golden (host reference model, the default) or sim (the simulated chip, needs --build-dir)");
+  app.add_option("--build-dir", opts.buildDir, "sim: directory with the artifacts `loader run` built")->type_name("<dir>");
+
+  CLI::App* run = app.add_subcommand(
+      "run", "Build the netlist's artifacts with the stage tools (only what is missing or stale), run its programs on "
+             "the simulated chip and check every op-fed queue against the reference model");
+  run->add_option("netlist", opts.netlist, "Netlist YAML file")->required()->type_name("<netlist.yaml>");
+  addRunOptions(*run, opts, "sim (the default: build and run on the simulated chip) or golden (reference model only)");
+  run->add_option("--build-dir", opts.buildDir, "Where the artifacts go (default: tessera-build/<netlist name>)")
+      ->type_name("<dir>");
+  run->add_option("--tools-dir", opts.toolsDir,
+                  "Directory of the stage tools (or a CMake build tree); default: beside this loader, then PATH")
+      ->type_name("<dir>");
+  run->add_option("--pipegen-arg", opts.pipegenArgs, "Pass this flag to pipegen (repeatable)")
+      ->type_name("<arg>")
+      ->allow_extra_args(false);
+  run->add_option("--hlkc-cache-dir", opts.hlkcCacheDir, "hlkc's kernel cache (default: hlkc's own)")->type_name("<dir>");
+  run->add_flag("-v,--verbose", opts.verbose, "Print each stage command before it runs (stderr)");
+
+  CLI::App* deploy = app.add_subcommand(
+      "deploy", "Run what `loader run` built in BUILD_DIR on the simulated chip, without building, and check it");
+  deploy->add_option("build-dir", opts.buildDir, "Build directory of `loader run`")->required()->type_name("<dir>");
+  addRunOptions(*deploy, opts, "sim (the only target of deploy)");
+
   app.set_version_flag("--version", tessera::netlist::versionString("loader"));
-  app.footer("Exit status: 0 ran (and compared) successfully, 1 the netlist, an input or a comparison failed, "
+  app.footer("Exit status: 0 ran (and every check passed), 1 the netlist, a stage, an input or a check failed, "
              "2 usage error.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "loader")) return *code;
+  if (run->parsed()) opts.command = "run";
+  if (deploy->parsed()) opts.command = "deploy";
+  if (opts.command.empty() && opts.netlist.empty()) {
+    std::cerr << "loader: error: no netlist given (loader run <netlist.yaml>, or loader <netlist.yaml>)\n"
+              << "Run with --help for usage.\n";
+    return 2;
+  }
+  if (opts.target.empty()) opts.target = opts.command.empty() ? "golden" : "sim";
   return tessera::loader::runLoader(opts, std::cout, std::cerr);
 }

@@ -1,10 +1,11 @@
-// Running a tool (clang, ld.lld) as a subprocess and capturing its output.
-// posix_spawn, no shell: arguments are passed as they are.
+// Running a tool as a subprocess and capturing its output: hlkc runs clang and
+// ld.lld, loader run the stage tools. posix_spawn, no shell: arguments are
+// passed as they are.
 #pragma once
 #include <string>
 #include <vector>
 
-namespace tessera::hlkc {
+namespace tessera {
 
 struct ProcessResult {
   bool started = false;     // false: the program could not be run (see error)
@@ -28,4 +29,4 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
 // special characters single-quoted.
 std::string shellQuote(const std::vector<std::string>& argv);
 
-} // namespace tessera::hlkc
+} // namespace tessera

@@ -1,4 +1,4 @@
-#include "hlkc/subprocess.hpp"
+#include "support/subprocess.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -11,7 +11,7 @@
 
 extern char** environ;
 
-namespace tessera::hlkc {
+namespace tessera {
 
 std::string ProcessResult::describe() const {
   if (!started) return error;
@@ -129,4 +129,4 @@ std::string shellQuote(const std::vector<std::string>& argv) {
   return s;
 }
 
-} // namespace tessera::hlkc
+} // namespace tessera

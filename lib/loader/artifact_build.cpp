@@ -1,0 +1,336 @@
+#include "loader/artifact_build.hpp"
+
+#include "support/diagnostics.hpp"
+#include "support/file_io.hpp"
+#include "support/hashing.hpp"
+#include "support/source.hpp"
+#include "support/subprocess.hpp"
+#include "support/yaml_tree.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace tessera::loader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kStampDir = ".stamps";
+
+std::string runningExecutable() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : self.string();
+}
+
+bool isExecutable(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::optional<std::string> searchPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && isExecutable(fs::path(dir) / name)) return (fs::path(dir) / name).string();
+  return std::nullopt;
+}
+
+// One stage invocation. `stamp` empty: always runs (hlkc).
+struct Job {
+  std::string stage;                // "pipegen"
+  std::string what;                 // "temporal epoch 3", for messages
+  std::vector<std::string> argv;
+  std::vector<std::string> inputs;  // files whose bytes decide staleness
+  std::vector<std::string> outputs; // must exist for the job to be up to date
+  std::string stamp;                // BUILD/.stamps/<name>
+};
+
+struct StageCount {
+  int ran = 0, upToDate = 0;
+  std::string summary; // the tool's own stdout summary (hlkc)
+};
+
+class Builder {
+public:
+  Builder(const BuildOptions& o, std::ostream& out, std::ostream& err) : opt_(o), out_(out), err_(err) {}
+
+  int run();
+
+private:
+  std::string tool(const std::string& name) const { return findStageTool(name, opt_.toolsDir); }
+  std::string path(const std::string& rel) const { return (fs::path(opt_.buildDir) / rel).string(); }
+  std::vector<std::string> archFlag() const {
+    return opt_.arch.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--arch", opt_.arch};
+  }
+  Job stampedJob(std::string stage, std::string what, std::vector<std::string> argv, std::string input,
+                 std::string output, const std::string& stampName) const {
+    return Job{std::move(stage), std::move(what), std::move(argv), {std::move(input)}, {std::move(output)},
+               path(std::string(kStampDir) + "/" + stampName)};
+  }
+
+  // Runs `job` unless its stamp says it is up to date. False: it failed
+  // (reported) or the build was stopped by an earlier failure.
+  bool runJob(const Job& job);
+  std::optional<std::string> stampKey(const Job& job, std::string& error) const;
+  void fail(int code, const std::string& message);
+  void count(const std::string& stage, bool ran, const std::string& summary = {});
+
+  bool kernelChain();
+  bool pipeChain();
+  bool epochJobs(const std::string& arch, const std::vector<std::pair<uint32_t, std::string>>& epochs);
+
+  const BuildOptions& opt_;
+  std::ostream& out_;
+  std::ostream& err_;
+  unsigned jobs_ = 1;
+  std::mutex mu_; // guards err_, counts_, exit_
+  std::map<std::string, StageCount> counts_;
+  std::atomic<bool> failed_{false};
+  int exit_ = 0;
+};
+
+std::optional<std::string> Builder::stampKey(const Job& job, std::string& error) const {
+  support::Sha256 h;
+  h.field("tessera-stage-stamp-1");
+  for (const std::string& a : job.argv) h.field(a);
+  std::error_code ec;
+  auto size = fs::file_size(job.argv[0], ec);
+  auto mtime = fs::last_write_time(job.argv[0], ec);
+  h.field(ec ? "?" : std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count()));
+  for (const std::string& in : job.inputs) {
+    auto bytes = readFile(in, error);
+    if (!bytes) {
+      error = "cannot read '" + in + "': " + error;
+      return std::nullopt;
+    }
+    h.field(in);
+    h.field(*bytes);
+  }
+  return h.hexDigest();
+}
+
+void Builder::fail(int code, const std::string& message) {
+  std::lock_guard lock(mu_);
+  if (failed_.exchange(true)) return; // the first failure is the one reported (the other chain may fail on the same cause)
+  exit_ = code;
+  err_ << message;
+}
+
+void Builder::count(const std::string& stage, bool ran, const std::string& summary) {
+  std::lock_guard lock(mu_);
+  StageCount& c = counts_[stage];
+  (ran ? c.ran : c.upToDate)++;
+  if (!summary.empty()) c.summary = summary;
+}
+
+bool Builder::runJob(const Job& job) {
+  if (failed_) return false;
+  std::string key, error;
+  if (!job.stamp.empty()) {
+    auto k = stampKey(job, error);
+    if (!k) {
+      fail(1, "loader: error: " + job.stage + " (" + job.what + "): " + error + "\n");
+      return false;
+    }
+    key = *k;
+    bool outputsThere = std::all_of(job.outputs.begin(), job.outputs.end(), [](const std::string& p) {
+      std::error_code ec;
+      return fs::exists(p, ec);
+    });
+    std::string readError;
+    if (outputsThere && readFile(job.stamp, readError) == key + "\n") {
+      count(job.stage, false);
+      return true;
+    }
+    std::error_code ec;
+    fs::remove(job.stamp, ec); // a stopped run must not leave a stamp that vouches for half-written outputs
+  }
+  if (opt_.verbose) {
+    std::lock_guard lock(mu_);
+    err_ << shellQuote(job.argv) << "\n";
+  }
+  ProcessResult r = runProcess(job.argv);
+  if (!r.started) {
+    fail(2, "loader: error: " + job.stage + ": " + r.error + " (build the tools, or give --tools-dir)\n");
+    return false;
+  }
+  if (!r.ok()) {
+    std::string msg = "loader: error: stage " + job.stage + " failed on " + job.what + " (" + r.describe() +
+                      "): " + shellQuote(job.argv) + "\n" + r.err;
+    if (!r.err.empty() && r.err.back() != '\n') msg += "\n";
+    // A tool's usage error is ours (we built its command line); its input errors are the netlist's.
+    fail(r.exitCode == 2 ? 2 : 1, msg);
+    return false;
+  }
+  if (!r.err.empty()) { // warnings: the user sees them once, when the stage runs
+    std::lock_guard lock(mu_);
+    err_ << r.err;
+  }
+  if (!job.stamp.empty() && !writeFileAtomic(job.stamp, key + "\n", error)) {
+    fail(2, "loader: error: cannot write '" + job.stamp + "': " + error + "\n");
+    return false;
+  }
+  std::string summary = r.out.substr(0, r.out.find('\n'));
+  count(job.stage, true, summary);
+  return true;
+}
+
+// Reads a YAML index file a stage just wrote (manifest.yaml, epochs.yaml).
+std::unique_ptr<yaml::Document> readIndex(const std::string& file, std::string& error) {
+  auto text = readFile(file, error);
+  if (!text) {
+    error = "cannot read '" + file + "': " + error;
+    return nullptr;
+  }
+  SourceBuffer source(file, std::move(*text));
+  DiagnosticEngine diags;
+  auto doc = yaml::Document::parse(source, diags);
+  if (!doc || !(*doc)->root().IsMap()) {
+    error = "'" + file + "' is not a YAML map";
+    return nullptr;
+  }
+  return std::move(*doc);
+}
+
+bool Builder::kernelChain() {
+  std::vector<std::string> argv{tool("net2hlks")};
+  for (auto& a : archFlag()) argv.push_back(a);
+  argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
+  if (!runJob(stampedJob("net2hlks", opt_.netlist, argv, opt_.netlist, path("manifest.yaml"), "net2hlks")))
+    return false;
+  std::string error;
+  auto manifest = readIndex(path("manifest.yaml"), error);
+  if (!manifest) {
+    fail(1, "loader: error: net2hlks: " + error + "\n");
+    return false;
+  }
+  std::vector<std::string> dirs;
+  yaml::Node ops = manifest->root()["ops"];
+  for (size_t i = 0; ops.IsSequence() && i < ops.size(); ++i) dirs.push_back(path(ops[i]["kernel"].Scalar()));
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  if (dirs.empty()) return true;
+  Job hlkc{"hlkc", std::to_string(dirs.size()) + " kernels", {tool("hlkc")}, {}, {}, {}};
+  hlkc.argv.insert(hlkc.argv.end(), {"--arch", manifest->root()["arch"].Scalar(), "-j", std::to_string(jobs_)});
+  if (!opt_.hlkcCacheDir.empty()) hlkc.argv.insert(hlkc.argv.end(), {"--cache-dir", opt_.hlkcCacheDir});
+  hlkc.argv.insert(hlkc.argv.end(), dirs.begin(), dirs.end());
+  return runJob(hlkc);
+}
+
+bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uint32_t, std::string>>& epochs) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < epochs.size() && !failed_; i = next++) {
+      const auto& [id, pipegenYaml] = epochs[i];
+      const std::string what = "temporal epoch " + std::to_string(id);
+      const std::string overlay = fs::path(pipegenYaml).parent_path().string();
+      const std::string blobYaml = (fs::path(overlay) / "blob.yaml").string();
+      const std::string blobs = path("temporal_epoch_" + std::to_string(id) + "/blobs");
+      std::vector<std::string> pg{tool("pipegen"), "--arch", arch};
+      pg.insert(pg.end(), opt_.pipegenArgs.begin(), opt_.pipegenArgs.end());
+      pg.insert(pg.end(), {pipegenYaml, "-o", blobYaml});
+      if (!runJob(stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id)))) return;
+      std::vector<std::string> bg{tool("blobgen"), "--arch", arch, blobYaml, "-o", blobs};
+      if (!runJob(stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id)))) return;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<size_t>(jobs_, epochs.size()); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return !failed_;
+}
+
+bool Builder::pipeChain() {
+  std::vector<std::string> argv{tool("net2pipe")};
+  for (auto& a : archFlag()) argv.push_back(a);
+  argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
+  if (!runJob(stampedJob("net2pipe", opt_.netlist, argv, opt_.netlist, path("epochs.yaml"), "net2pipe")))
+    return false;
+  std::string error;
+  auto index = readIndex(path("epochs.yaml"), error);
+  if (!index) {
+    fail(1, "loader: error: net2pipe: " + error + "\n");
+    return false;
+  }
+  std::vector<std::pair<uint32_t, std::string>> epochs;
+  yaml::Node list = index->root()["epochs"];
+  for (size_t i = 0; list.IsSequence() && i < list.size(); ++i)
+    epochs.emplace_back(static_cast<uint32_t>(std::stoul(list[i]["epoch"].Scalar())),
+                        path(list[i]["pipegen"].Scalar()));
+  return epochJobs(index->root()["arch"].Scalar(), epochs);
+}
+
+int Builder::run() {
+  jobs_ = opt_.jobs ? opt_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (const char* name : {"net2hlks", "hlkc", "net2pipe", "pipegen", "blobgen"}) {
+    std::string t = tool(name);
+    if (!isExecutable(t)) {
+      err_ << "loader: error: stage tool '" << name << "' not found"
+           << (opt_.toolsDir.empty() ? " beside the loader nor in PATH" : " in --tools-dir '" + opt_.toolsDir + "'")
+           << " (build the tools with scripts/build.sh, or give --tools-dir)\n";
+      return 2;
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(path(kStampDir), ec);
+  if (ec) {
+    err_ << "loader: error: cannot create build directory '" << opt_.buildDir << "': " << ec.message() << "\n";
+    return 2;
+  }
+  // The two chains share nothing until the run: the kernels compile while
+  // the pipes are planned.
+  bool kernelsOk = true;
+  std::thread kernels([&] { kernelsOk = kernelChain(); });
+  bool pipesOk = pipeChain();
+  kernels.join();
+  if (!kernelsOk || !pipesOk) return exit_ ? exit_ : 1;
+  for (const char* stage : {"net2hlks", "hlkc", "net2pipe", "pipegen", "blobgen"}) {
+    auto it = counts_.find(stage);
+    if (it == counts_.end()) continue;
+    const StageCount& c = it->second;
+    out_ << "  " << stage << ":";
+    for (int i = static_cast<int>(std::string_view(stage).size()); i < 9; ++i) out_ << ' ';
+    if (c.ran) out_ << " ran " << c.ran;
+    if (c.ran && c.upToDate) out_ << ",";
+    if (c.upToDate) out_ << " up to date " << c.upToDate;
+    if (!c.summary.empty() && std::string_view(stage) == "hlkc") out_ << " (" << c.summary << ")";
+    out_ << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+std::string findStageTool(const std::string& name, const std::string& toolsDir) {
+  std::vector<fs::path> candidates;
+  if (!toolsDir.empty()) {
+    candidates = {fs::path(toolsDir) / name, fs::path(toolsDir) / "tools" / name / name};
+  } else if (std::string self = runningExecutable(); !self.empty()) {
+    fs::path dir = fs::path(self).parent_path();
+    candidates = {dir / name, dir.parent_path() / name / name};
+  }
+  for (const auto& c : candidates)
+    if (isExecutable(c)) return c.lexically_normal().string();
+  if (!toolsDir.empty()) return (fs::path(toolsDir) / name).string(); // reported as missing when run
+  return searchPath(name).value_or(name);
+}
+
+int buildArtifacts(const BuildOptions& options, std::ostream& out, std::ostream& err) {
+  return Builder(options, out, err).run();
+}
+
+} // namespace tessera::loader
