@@ -21,6 +21,12 @@
 #                skip them), blob.yaml checked against schemas/blob.schema.json
 #                when it exists (BLOB_SCHEMA= skips that check; SCHEMAS= skips
 #                every schema check) (netlists check rejects are REJECTED, not run)
+#        sim     loader run: the five stages build the artifacts (the sweep
+#                shares one hlkc cache), the programs run on the simulated chip
+#                and every op-fed queue is checked against the reference model;
+#                PASS = every queue passed. Netlists without a test-config are
+#                SKIPPED (nothing says how to feed or judge them); check
+#                rejects are REJECTED; loader arguments as for golden
 #
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
@@ -52,7 +58,8 @@ case "$stage" in
   golden) tool="$build/tools/loader/loader" ;;
   kernels) tool="$build/tools/net2hlks/net2hlks" ;;
   pipes) tool="$build/tools/net2pipe/net2pipe" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes)" >&2; exit 2 ;;
+  sim) tool="$build/tools/loader/loader" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes, sim)" >&2; exit 2 ;;
 esac
 for t in "$tool" "$check_tool"; do
   if [ ! -x "$t" ]; then
@@ -66,11 +73,11 @@ if [ "$stage" != check ] && [ "${arch_args[0]:-}" = --all-archs ]; then
   exit 2
 fi
 
-passed=0; failed=0; rejected=0
-log="$(mktemp)"; trap 'rm -f "$log" "$log.schema"' EXIT
+passed=0; failed=0; rejected=0; skipped=0
+log="$(mktemp)"; trap 'rm -f "$log" "$log.schema" "$log.out"' EXIT
 hlkc="${HLKC-$build/tools/hlkc/hlkc}"   # kernels: HLKC= (empty) skips hlkc
-if [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
-  scratch="$(mktemp -d)"; trap 'rm -f "$log" "$log.schema"; rm -rf "$scratch"' EXIT
+if [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
+  scratch="$(mktemp -d)"; trap 'rm -f "$log" "$log.schema" "$log.out"; rm -rf "$scratch"' EXIT
 fi
 pipegen="${PIPEGEN-$build/tools/pipegen/pipegen}"   # pipes: PIPEGEN= skips pipegen
 blobgen="${BLOBGEN-$build/tools/blobgen/blobgen}"   # pipes: BLOBGEN= skips blobgen
@@ -136,6 +143,25 @@ run_pipes() {
   return 0
 }
 
+# sim: loader run into the scratch directory. A failing stage is reported
+# by the loader as "stage <tool> failed" followed by the tool's own
+# diagnostic, whose rule is kept as <tool>/<rule>; a failed check becomes
+# rule check-mismatch naming the queues that differ.
+run_sim() {
+  local rc stage
+  rm -rf "$scratch/out"
+  timeout "$limit" "$tool" run --max-errors 1 "${arch_args[@]}" "${run_args[@]}" --tools-dir "$build" \
+    --hlkc-cache-dir "$scratch/hlkc-cache" --build-dir "$scratch/out" "$1" >"$log.out" 2>"$log"
+  rc=$?
+  stage="$(sed -n -E 's/^loader: error: stage ([a-z0-9]+) failed.*/\1/p' "$log" | head -1)"
+  if [ -n "$stage" ]; then
+    sed -i -E '/^loader: error: stage /d; s/ \[([a-z0-9-]+)\]$/ ['"$stage"'\/\1]/' "$log"
+  elif [ $rc -eq 1 ] && ! grep -q ': error: ' "$log" && grep -q '^checked ' "$log.out"; then
+    echo "$1: error: $(grep '^checked ' "$log.out" | sed 's/^checked //'); failing: $(awk '$3 == "FAIL" {print $1}' "$log.out" | head -3 | tr '\n' ' ' | sed 's/ $//') [check-mismatch]" >"$log"
+  fi
+  return $rc
+}
+
 # First error of the last run as "<rule> <file>: <message>".
 first_error() {
   local first rule msg
@@ -156,7 +182,12 @@ runs_for() {
 }
 
 while IFS= read -r -d '' file; do
-  if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
+  if [ "$stage" = sim ] && ! grep -q '^test-config:' "$file"; then
+    skipped=$((skipped + 1))
+    echo "SKIPPED no-test-config $file"
+    continue
+  fi
+  if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -168,6 +199,10 @@ while IFS= read -r -d '' file; do
       run_kernels "$file"
     elif [ "$stage" = pipes ]; then
       run_pipes "$file"
+    elif [ "$stage" = sim ]; then
+      run_args=()
+      read -r -a run_args <<<"$(runs_for "$file")" || true
+      run_sim "$file"
     else
       run_args=()
       read -r -a run_args <<<"$(runs_for "$file")" || true
@@ -193,7 +228,9 @@ while IFS= read -r -d '' file; do
     echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
   fi
 done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
-if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
+if [ "$stage" = sim ]; then
+  echo "$passed passed, $failed failed, $rejected rejected by check, $skipped skipped"
+elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else
   echo "$passed passed, $failed failed"

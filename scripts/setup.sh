@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3
+  cmake ninja-build make g++ python3
   libyaml-dev pkg-config nlohmann-json3-dev libcli11-dev catch2
   clang-14 lld-14 llvm-14 llvm-14-tools libclang-rt-14-dev
   libeigen3-dev
