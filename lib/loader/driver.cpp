@@ -15,6 +15,9 @@
 #include "support/file_io.hpp"
 
 #include <charconv>
+#include <chrono>
+#include <iostream>
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -148,6 +151,39 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
   ex.executes = interp.executeCount();
   return true;
 }
+
+// Runs another target and reports progress after each execute: on a
+// terminal a line rewritten in place once the run has lasted a second
+// (long runs only), with --progress one line per execute (logs, tests).
+class ProgressTarget : public runtime::Target {
+public:
+  ProgressTarget(runtime::Target& inner, const SimTarget* sim, bool everyExecute, std::ostream& err)
+      : inner_(inner), sim_(sim), lines_(everyExecute), err_(err), start_(std::chrono::steady_clock::now()) {}
+  ~ProgressTarget() override {
+    if (shown_ && !lines_) err_ << "\r\033[K" << std::flush; // leave the terminal as it was
+  }
+  std::string name() const override { return inner_.name(); }
+  void execute(runtime::EpochIo& io) override {
+    inner_.execute(io);
+    ++executes_;
+    if (!lines_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+    std::string line = "loader: " + std::to_string(executes_) + (executes_ == 1 ? " execute" : " executes");
+    if (sim_)
+      line += ", " + std::to_string(sim_->epochsRun()) + (sim_->epochsRun() == 1 ? " epoch" : " epochs") + " on the chip, " +
+              std::to_string(sim_->totalCycles()) + " cycles";
+    err_ << (lines_ ? "" : "\r\033[K") << line << (lines_ ? "\n" : "") << std::flush;
+    shown_ = true;
+  }
+
+private:
+  runtime::Target& inner_;
+  const SimTarget* sim_;
+  bool lines_;
+  std::ostream& err_;
+  std::chrono::steady_clock::time_point start_;
+  int64_t executes_ = 0;
+  bool shown_ = false;
+};
 
 // The build directory `loader run` uses when none is given.
 std::string defaultBuildDir(const std::string& netlist) {
@@ -382,9 +418,17 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   }
   out << kTool << ": " << opts.netlist << " on target " << targetPtr->name() << " (" << archName(arch) << ")\n";
   Execution ex;
-  if (!runPrograms(setup, *targetPtr, std::move(inputs), recording, true, ex, diags, out, err)) {
-    printDiagnostics(err, source, diags, print);
-    return 1;
+  {
+    const bool terminal = &err == &std::cerr && ::isatty(2);
+    std::optional<ProgressTarget> progress;
+    if (opts.progress || terminal) progress.emplace(*targetPtr, simTarget.get(), opts.progress, err);
+    runtime::Target& running = progress ? static_cast<runtime::Target&>(*progress) : *targetPtr;
+    bool ok = runPrograms(setup, running, std::move(inputs), recording, true, ex, diags, out, err);
+    progress.reset();
+    if (!ok) {
+      printDiagnostics(err, source, diags, print);
+      return 1;
+    }
   }
   const runtime::QueueStore& store = *ex.store;
   const HostIo& host = *ex.host;

@@ -25,7 +25,8 @@ struct LoaderOptions {
   std::string outputsDir;              // <queue>.npy per op-fed queue
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
   bool trace = false;                  // one line per execute on stdout
-  bool profile = false;                // time per op type, matmul GFLOP/s (stdout)
+  bool profile = false;
+  bool progress = false;               // a progress line per execute on stderr (always shown on a terminal after 1 s)                // time per op type, matmul GFLOP/s (stdout)
   unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once
                                        // (0: one per hardware thread)
   size_t maxErrors = 20;
