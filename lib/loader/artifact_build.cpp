@@ -1,9 +1,7 @@
 #include "loader/artifact_build.hpp"
 
-#include "support/diagnostics.hpp"
 #include "support/file_io.hpp"
 #include "support/hashing.hpp"
-#include "support/source.hpp"
 #include "support/subprocess.hpp"
 #include "support/yaml_tree.hpp"
 
@@ -88,6 +86,9 @@ private:
   void fail(int code, const std::string& message);
   void count(const std::string& stage, bool ran, const std::string& summary = {});
 
+  // Runs net2hlks or net2pipe (netlist in, build dir out), then reads the
+  // index file it wrote. nullptr: failed (reported).
+  std::unique_ptr<yaml::Document> netlistStage(const std::string& stage, const std::string& index);
   bool kernelChain();
   bool pipeChain();
   bool epochJobs(const std::string& arch, const std::vector<std::pair<uint32_t, std::string>>& epochs);
@@ -188,35 +189,20 @@ bool Builder::runJob(const Job& job) {
   return true;
 }
 
-// Reads a YAML index file a stage just wrote (manifest.yaml, epochs.yaml).
-std::unique_ptr<yaml::Document> readIndex(const std::string& file, std::string& error) {
-  auto text = readFile(file, error);
-  if (!text) {
-    error = "cannot read '" + file + "': " + error;
-    return nullptr;
-  }
-  SourceBuffer source(file, std::move(*text));
-  DiagnosticEngine diags;
-  auto doc = yaml::Document::parse(source, diags);
-  if (!doc || !(*doc)->root().IsMap()) {
-    error = "'" + file + "' is not a YAML map";
-    return nullptr;
-  }
-  return std::move(*doc);
+std::unique_ptr<yaml::Document> Builder::netlistStage(const std::string& stage, const std::string& index) {
+  std::vector<std::string> argv{tool(stage)};
+  for (auto& a : archFlag()) argv.push_back(a);
+  argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
+  if (!runJob(stampedJob(stage, opt_.netlist, argv, opt_.netlist, path(index), stage))) return nullptr;
+  std::string error;
+  auto doc = yaml::Document::readMapFile(path(index), error);
+  if (!doc) fail(1, "loader: error: " + stage + ": " + error + "\n");
+  return doc;
 }
 
 bool Builder::kernelChain() {
-  std::vector<std::string> argv{tool("net2hlks")};
-  for (auto& a : archFlag()) argv.push_back(a);
-  argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
-  if (!runJob(stampedJob("net2hlks", opt_.netlist, argv, opt_.netlist, path("manifest.yaml"), "net2hlks")))
-    return false;
-  std::string error;
-  auto manifest = readIndex(path("manifest.yaml"), error);
-  if (!manifest) {
-    fail(1, "loader: error: net2hlks: " + error + "\n");
-    return false;
-  }
+  auto manifest = netlistStage("net2hlks", "manifest.yaml");
+  if (!manifest) return false;
   std::vector<std::string> dirs;
   yaml::Node ops = manifest->root()["ops"];
   for (size_t i = 0; ops.IsSequence() && i < ops.size(); ++i) dirs.push_back(path(ops[i]["kernel"].Scalar()));
@@ -255,17 +241,8 @@ bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uin
 }
 
 bool Builder::pipeChain() {
-  std::vector<std::string> argv{tool("net2pipe")};
-  for (auto& a : archFlag()) argv.push_back(a);
-  argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
-  if (!runJob(stampedJob("net2pipe", opt_.netlist, argv, opt_.netlist, path("epochs.yaml"), "net2pipe")))
-    return false;
-  std::string error;
-  auto index = readIndex(path("epochs.yaml"), error);
-  if (!index) {
-    fail(1, "loader: error: net2pipe: " + error + "\n");
-    return false;
-  }
+  auto index = netlistStage("net2pipe", "epochs.yaml");
+  if (!index) return false;
   std::vector<std::pair<uint32_t, std::string>> epochs;
   yaml::Node list = index->root()["epochs"];
   for (size_t i = 0; list.IsSequence() && i < list.size(); ++i)

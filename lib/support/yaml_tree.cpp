@@ -1,5 +1,7 @@
 #include "support/yaml_tree.hpp"
 
+#include "support/file_io.hpp"
+
 #include <yaml.h>
 
 #include <algorithm>
@@ -715,6 +717,23 @@ std::optional<std::unique_ptr<Document>> Document::parseWithLibyaml(const Source
       break;
     }
   }
+}
+
+std::unique_ptr<Document> Document::readMapFile(const std::string& path, std::string& error) {
+  std::string readError;
+  auto text = readFile(path, readError);
+  if (!text) {
+    error = "cannot read '" + path + "': " + readError;
+    return nullptr;
+  }
+  SourceBuffer source(path, std::move(*text));
+  DiagnosticEngine diags;
+  auto doc = parse(source, diags);
+  if (!doc || !(*doc)->root().IsMap()) {
+    error = "'" + path + "' is not a YAML map";
+    return nullptr;
+  }
+  return std::move(*doc);
 }
 
 } // namespace tessera::yaml

@@ -119,6 +119,11 @@ public:
   // kMaxDepth and alias expansions larger than kMaxExpandedNodes are reported
   // as `yaml-syntax` diagnostics and give nullopt. Never throws.
   static std::optional<std::unique_ptr<Document>> parse(const SourceBuffer& source, DiagnosticEngine& diags);
+  // Reads and parses a file whose root must be a map: the index files the
+  // stage tools write (manifest.yaml, epochs.yaml), read by the loader.
+  // nullptr and `error` ("cannot read '<path>': ..." or "'<path>' is not a
+  // YAML map") otherwise.
+  static std::unique_ptr<Document> readMapFile(const std::string& path, std::string& error);
   // Libyaml alone, without the line scanner (tests compare the two).
   static std::optional<std::unique_ptr<Document>> parseWithLibyaml(const SourceBuffer& source,
                                                                    DiagnosticEngine& diags);
