@@ -152,36 +152,48 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
   return true;
 }
 
-// Runs another target and reports progress after each execute: on a
-// terminal a line rewritten in place once the run has lasted a second
-// (long runs only), with --progress one line per execute (logs, tests).
-class ProgressTarget : public runtime::Target {
+// Runs another target, timing its executes (--profile: simulated cycles
+// per second) and reporting progress after each: on a terminal a line
+// rewritten in place once the run has lasted a second (long runs only), with
+// --progress one line per execute (logs, tests); otherwise silent.
+class TimedTarget : public runtime::Target {
 public:
-  ProgressTarget(runtime::Target& inner, const SimTarget* sim, bool everyExecute, std::ostream& err)
-      : inner_(inner), sim_(sim), lines_(everyExecute), err_(err), start_(std::chrono::steady_clock::now()) {}
-  ~ProgressTarget() override {
-    if (shown_ && !lines_) err_ << "\r\033[K" << std::flush; // leave the terminal as it was
-  }
+  enum class Progress { None, InPlace, Lines };
+  TimedTarget(runtime::Target& inner, const SimTarget* sim, Progress progress, std::ostream& err)
+      : inner_(inner), sim_(sim), progress_(progress), err_(err), start_(std::chrono::steady_clock::now()) {}
+  ~TimedTarget() override { finish(); }
   std::string name() const override { return inner_.name(); }
   void execute(runtime::EpochIo& io) override {
+    auto begin = std::chrono::steady_clock::now();
     inner_.execute(io);
+    auto end = std::chrono::steady_clock::now();
+    seconds_ += std::chrono::duration<double>(end - begin).count();
     ++executes_;
-    if (!lines_ && std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+    if (progress_ == Progress::None || (progress_ == Progress::InPlace && end - start_ < std::chrono::seconds(1)))
+      return;
     std::string line = "loader: " + std::to_string(executes_) + (executes_ == 1 ? " execute" : " executes");
     if (sim_)
-      line += ", " + std::to_string(sim_->epochsRun()) + (sim_->epochsRun() == 1 ? " epoch" : " epochs") + " on the chip, " +
-              std::to_string(sim_->totalCycles()) + " cycles";
-    err_ << (lines_ ? "" : "\r\033[K") << line << (lines_ ? "\n" : "") << std::flush;
+      line += ", " + std::to_string(sim_->epochsRun()) + (sim_->epochsRun() == 1 ? " epoch" : " epochs") +
+              " on the chip, " + std::to_string(sim_->totalCycles()) + " cycles";
+    const bool lines = progress_ == Progress::Lines;
+    err_ << (lines ? "" : "\r\033[K") << line << (lines ? "\n" : "") << std::flush;
     shown_ = true;
   }
+  // Clears an in-place progress line (the terminal is left as it was).
+  void finish() {
+    if (shown_ && progress_ == Progress::InPlace) err_ << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+  double seconds() const { return seconds_; } // wall time inside the target's executes
 
 private:
   runtime::Target& inner_;
   const SimTarget* sim_;
-  bool lines_;
+  Progress progress_;
   std::ostream& err_;
   std::chrono::steady_clock::time_point start_;
   int64_t executes_ = 0;
+  double seconds_ = 0;
   bool shown_ = false;
 };
 
@@ -418,17 +430,16 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   }
   out << kTool << ": " << opts.netlist << " on target " << targetPtr->name() << " (" << archName(arch) << ")\n";
   Execution ex;
-  {
-    const bool terminal = &err == &std::cerr && ::isatty(2);
-    std::optional<ProgressTarget> progress;
-    if (opts.progress || terminal) progress.emplace(*targetPtr, simTarget.get(), opts.progress, err);
-    runtime::Target& running = progress ? static_cast<runtime::Target&>(*progress) : *targetPtr;
-    bool ok = runPrograms(setup, running, std::move(inputs), recording, true, ex, diags, out, err);
-    progress.reset();
-    if (!ok) {
-      printDiagnostics(err, source, diags, print);
-      return 1;
-    }
+  const bool terminal = &err == &std::cerr && ::isatty(2);
+  TimedTarget timed(*targetPtr, simTarget.get(),
+                    opts.progress ? TimedTarget::Progress::Lines
+                                  : (terminal ? TimedTarget::Progress::InPlace : TimedTarget::Progress::None),
+                    err);
+  bool ran = runPrograms(setup, timed, std::move(inputs), recording, true, ex, diags, out, err);
+  timed.finish();
+  if (!ran) {
+    printDiagnostics(err, source, diags, print);
+    return 1;
   }
   const runtime::QueueStore& store = *ex.store;
   const HostIo& host = *ex.host;
@@ -510,7 +521,11 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     for (const auto& c : table) failed |= !c.result.pass;
   }
   if (opts.profile && simTarget) {
-    out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles\n";
+    char rate[96];
+    std::snprintf(rate, sizeof rate, " in %.3f s on the simulator (%.3g cycles/s)", timed.seconds(),
+                  timed.seconds() > 0 ? static_cast<double>(simTarget->totalCycles()) / timed.seconds() : 0.0);
+    out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles" << rate
+        << "\n";
   } else if (opts.profile) {
     out << "profile (golden, " << golden->threads() << (golden->threads() == 1 ? " thread" : " threads")
         << "; wall time per op type):\n";
