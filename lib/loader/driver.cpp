@@ -202,6 +202,10 @@ std::string defaultBuildDir(const std::string& netlist) {
   return (std::filesystem::path("tessera-build") / std::filesystem::path(netlist).stem()).string();
 }
 
+// Where `loader run` keeps a copy of the netlist in a build directory (its own
+// subdirectory: a netlist may be named like an artifact, e.g. epochs.yaml).
+std::filesystem::path netlistCopyDir(const std::string& buildDir) { return std::filesystem::path(buildDir) / "netlist"; }
+
 // `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
 std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
   std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
@@ -213,7 +217,7 @@ std::optional<std::string> deployedNetlist(const std::string& dir, std::string& 
   std::istringstream lines(*text);
   for (std::string line; std::getline(lines, line);)
     if (line.starts_with("netlist: ")) {
-      std::string path = (std::filesystem::path(dir) / line.substr(9)).string();
+      std::string path = (netlistCopyDir(dir) / line.substr(9)).string();
       if (std::filesystem::exists(path)) return path;
       error = "'" + dir + "' has no copy of its netlist '" + line.substr(9) +
               "' (loader run writes one; copy the netlist there)";
@@ -334,8 +338,8 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   // copy of the netlist there so `loader deploy DIR` can run it later.
   if (runCommand && opts.target == "sim") {
     std::string error;
-    std::filesystem::create_directories(opts.buildDir);
-    std::string copy = (std::filesystem::path(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
+    std::filesystem::create_directories(netlistCopyDir(opts.buildDir));
+    std::string copy = (netlistCopyDir(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
     std::string copyError;
     if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
       err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
