@@ -64,6 +64,16 @@ bool isIntegerFormat(DataFormat f) {
 bool isRawFormat(DataFormat f) {
   return f == DataFormat::RawUInt8 || f == DataFormat::RawUInt16 || f == DataFormat::RawUInt32;
 }
+unsigned untilizedDatumBytes(DataFormat f) {
+  switch (f) {
+  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
+  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 2;
+  case DataFormat::Lf8: case DataFormat::Fp8_e4m3: case DataFormat::Int8: case DataFormat::UInt8:
+  case DataFormat::RawUInt8: return 1;
+  default: return 0;
+  }
+}
+
 bool isBfpFormat(DataFormat f) {
   switch (f) {
   case DataFormat::Bfp8: case DataFormat::Bfp8_b: case DataFormat::Bfp4: case DataFormat::Bfp4_b:

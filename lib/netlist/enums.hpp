@@ -25,6 +25,10 @@ bool isBfpFormat(DataFormat f);
 bool isExponentBFormat(DataFormat f); // the `_b` family: 8-bit exponent (Float16_b, Bfp*_b)
 // Bytes of one 32x32 tile in L1/DRAM including the 16-byte header, padded as in BUDA.
 unsigned tileSizeBytes(DataFormat f);
+// Bytes of one datum in an untilized (row-major, headerless) output: what the
+// packer writes per value (Int8: 1, no exponent section); 0 for the Bfp
+// formats, which cannot be untilized.
+unsigned untilizedDatumBytes(DataFormat f);
 
 // HiFi2_A/HiFi2_B: HiFi2 with the two fidelity phases chosen explicitly (BUDA spellings).
 enum class MathFidelity { LoFi, HiFi2, HiFi2_A, HiFi2_B, HiFi3, HiFi4 };

@@ -43,10 +43,10 @@ std::string cellText(int64_t r, int64_t c) { return "r = " + std::to_string(r) +
 int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
 
 // Bytes of one tile slot: BUDA's tile size (header + data [+ exponents]);
-// an untilized output holds rows of data only.
+// an untilized output holds a tile's worth of row-major datums only (no
+// header, no Int8 exponent section).
 uint32_t tileBytes(DataFormat df, bool untilized) {
-  uint32_t bytes = tileSizeBytes(df);
-  return untilized ? bytes - 32 : bytes;
+  return untilized ? netlist::untilizedDatumBytes(df) * 1024 : tileSizeBytes(df);
 }
 
 int64_t entryTiles(const formats::Blocking& b) { return b.tilesPerCore(); }
