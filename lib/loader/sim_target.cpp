@@ -6,6 +6,7 @@
 #include "sim/epoch_runner.hpp"
 #include "support/file_io.hpp"
 #include "support/source.hpp"
+#include "support/text_format.hpp"
 #include "support/yaml_tree.hpp"
 
 #include <algorithm>
@@ -186,18 +187,29 @@ void SimTarget::execute(runtime::EpochIo& io) {
       }
   }
 
-  sim::Dram& dram = chip_->dram();
+  // A queue's buffers are in device DRAM or, for `loc: host`, in host memory
+  // (the chip reaches it through its PCIe core; the host reads it directly).
+  const auto isHost = [](const netlist::Queue& q) { return q.location.value == netlist::IoLocation::Host; };
+  auto memOf = [&](const netlist::Queue& q) -> sim::Dram& { return isHost(q) ? chip_->hostMemory() : chip_->dram(); };
   auto buffersOf = [&](const netlist::Queue& q) {
     formats::Blocking b = formats::blockingOf(q);
-    if (q.location.value != netlist::IoLocation::Dram)
-      throw fail("sim-unsupported", q.loc,
-                 "queue " + quote(q.name) + " is not in DRAM (loc: host): the sim target models device DRAM only");
-    if (static_cast<int64_t>(q.dram.size()) != b.gridR * b.gridC)
-      throw fail("sim-queue", q.dramLoc,
-                 "queue " + quote(q.name) + " has " + std::to_string(q.dram.size()) + " dram buffers for a grid of " +
-                     std::to_string(b.gridR * b.gridC) + " cells");
+    const bool host = isHost(q);
+    const auto& allocs = host ? q.host : q.dram;
+    const SourceLoc allocLoc = host ? q.hostLoc : q.dramLoc;
+    if (static_cast<int64_t>(allocs.size()) != b.gridR * b.gridC)
+      throw fail("sim-queue", allocLoc,
+                 "queue " + quote(q.name) + " has " + std::to_string(allocs.size()) + (host ? " host" : " dram") +
+                     " buffers for a grid of " + std::to_string(b.gridR * b.gridC) + " cells");
     std::vector<sim::QueueBufferLoc> out;
-    for (const auto& a : q.dram) out.push_back({static_cast<uint32_t>(a.channel), a.address});
+    for (const auto& a : allocs) {
+      if (host && (a.channel < 0 || a.channel >= int64_t{sim::kHostChannels} || a.address >= sim::kHostChannelBytes))
+        throw fail("sim-unsupported", a.loc.valid() ? a.loc : allocLoc,
+                   "queue " + quote(q.name) + ": host buffer at memory " + std::to_string(a.channel) + " address " +
+                       support::hexLiteral(a.address) + " is outside the PCIe window the sim target models (" +
+                       std::to_string(sim::kHostChannels) + " host memories of " +
+                       support::hexLiteral(sim::kHostChannelBytes) + " bytes)");
+      out.push_back({static_cast<uint32_t>(a.channel), a.address});
+    }
     return out;
   };
   auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr) {
@@ -206,11 +218,10 @@ void SimTarget::execute(runtime::EpochIo& io) {
     h.wrPtr = wr;
     h.slots = static_cast<uint32_t>(q.entries.value);
     for (const auto& buf : bufs)
-      if (!sim::writeQueueHeader(dram, buf.channel, buf.address, h))
-        throw fail("sim-queue", q.dramLoc,
-                   "queue " + quote(q.name) + ": header at channel " + std::to_string(buf.channel) + " address 0x" +
-                       [](uint64_t v) { char s[32]; std::snprintf(s, sizeof s, "%llx", (unsigned long long)v); return std::string(s); }(buf.address) +
-                       " is outside DRAM");
+      if (!sim::writeQueueHeader(memOf(q), buf.channel, buf.address, h))
+        throw fail("sim-queue", isHost(q) ? q.hostLoc : q.dramLoc,
+                   "queue " + quote(q.name) + ": header at channel " + std::to_string(buf.channel) + " address " +
+                       support::hexLiteral(buf.address) + " is outside " + (isHost(q) ? "host memory" : "DRAM"));
   };
 
   // Inputs: the entries the runtime says the graph reads, into slots 0.. of
@@ -228,7 +239,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
       int64_t slot = i % std::max<int64_t>(slots, 1);
       if (i < slots) {
         std::string error;
-        if (!sim::writeTensorEntry(dram, bufs, static_cast<uint32_t>(slot), e, 0, b, q->df.value, error))
+        if (!sim::writeTensorEntry(memOf(*q), bufs, static_cast<uint32_t>(slot), e, 0, b, q->df.value, error))
           throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
         if (check) stored.push_back(e);
       } else if (check && e.data != stored[static_cast<size_t>(slot)].data) {
@@ -313,7 +324,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
     const bool ram = q->type.value == netlist::IoType::Ram;
     uint32_t count = 0;
     for (size_t k = 0; k < bufs.size(); ++k) {
-      sim::QueueHeader h = sim::readQueueHeader(dram, bufs[k].channel, bufs[k].address);
+      sim::QueueHeader h = sim::readQueueHeader(memOf(*q), bufs[k].channel, bufs[k].address);
       uint32_t c = ram ? 1 : sim::wrapPointer(h.wrPtr, entries);
       if (k == 0) count = c;
       else if (c != count)
@@ -330,8 +341,8 @@ void SimTarget::execute(runtime::EpochIo& io) {
       std::string error;
       // An untilized queue (one cell, netlist rule untilize-output) holds the entry row-major.
       const bool rows = untilized.count(q->name) && bufs.size() == 1;
-      if (rows ? !sim::readUntilizedEntry(dram, bufs[0], i % entries, q->df.value, e, 0, error)
-               : !sim::readTensorEntry(dram, bufs, i % entries, b, q->df.value, e, 0, error))
+      if (rows ? !sim::readUntilizedEntry(memOf(*q), bufs[0], i % entries, q->df.value, e, 0, error)
+               : !sim::readTensorEntry(memOf(*q), bufs, i % entries, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io.write(q->name, std::move(e));
     }

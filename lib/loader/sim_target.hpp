@@ -7,8 +7,9 @@
 //   DIR/temporal_epoch_<E>/blobs/pipegen_epoch<E>_0_<y>_<x>.hex  pipegen + blobgen
 //
 // The runtime's QueueStore stays the authority on queue contents and
-// pointers. For every execute the target rebuilds the DRAM queue buffers the
-// epoch touches: the entries the graph reads (io.read(queue, i), i <
+// pointers. For every execute the target rebuilds the queue buffers the
+// epoch touches (in device DRAM, or for `loc: host` in the chip's host memory,
+// which the streams reach through the PCIe core): the entries the graph reads (io.read(queue, i), i <
 // inputCount) go into slots 0.. of each cell, tilized, with header rd_ptr 0
 // and wr_ptr the count; the queues the graph writes get empty headers. After
 // the epoch it reads back every written slot (wr_ptr) and hands each entry to

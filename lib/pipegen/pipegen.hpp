@@ -84,6 +84,14 @@ std::optional<Generated> generateBlob(const pipe::PipegenYaml& doc, const SocDes
 // coordinates of DRAM channel `chan` (subchannel `sub`) of the descriptor.
 uint64_t dramNocAddress(int x, int y, uint64_t addr);
 
+// Host memory (`dram_io_flag_is_remote: 1`, a `loc: host` queue) as the chip
+// sees it through its PCIe core's NOC window: channel `chan` is one 1 GiB
+// hugepage at chan * 1 GiB, so the buffer's NOC address is
+// dramNocAddress(pcie.x, pcie.y, chan * 1 GiB + addr) (the simulator decodes
+// it the same way, lib/sim/dram.hpp).
+constexpr uint32_t kHostChannels = 4;
+constexpr uint64_t kHostChannelBytes = uint64_t{1} << 30;
+
 // The tool: flags in, exit code out (0 written, 1 invalid input or resource
 // error or write failure, 2 usage error).
 struct PipegenOptions {

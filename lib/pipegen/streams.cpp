@@ -257,6 +257,10 @@ uint64_t Builder::dramAddr(const Buffer& b) const {
     auto it = paddingAddr_.find(b.uniqid);
     return it == paddingAddr_.end() ? 0 : it->second;
   }
+  if (b.dramIoFlagIsRemote) {  // host memory through the PCIe core (checked in classifyBuffers)
+    const CoreCoord p = soc_.pcie.empty() ? CoreCoord{0, 0} : soc_.pcie.front();
+    return dramNocAddress(p.x, p.y, uint64_t{b.dramChan} * kHostChannelBytes + b.dramAddr);
+  }
   CoreCoord d = soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan));
   return dramNocAddress(d.x, d.y, b.dramAddr);
 }
@@ -304,7 +308,7 @@ bool Builder::placePadding() {
   if (first < 0) return diags_.errorCount() == errors;
   for (size_t i = 0; i < doc_.buffers.size(); ++i) {
     const Buffer& b = B(i);
-    if (b.isPadding || info_[i].kind != BufKind::Dram || b.dramChan != 0) continue;
+    if (b.isPadding || info_[i].kind != BufKind::Dram || b.dramChan != 0 || b.dramIoFlagIsRemote) continue;
     const uint64_t bytes = satAdd(32, satMul(satMul(std::max<uint32_t>(1, b.qSlots), std::max<uint64_t>({1, info_[i].period, b.sizeTiles})), b.tileSize));
     if (b.dramAddr < next && satAdd(b.dramAddr, bytes) > kPaddingBase)
       noteBuf(bufError("pipegen-buffer", b,
@@ -356,6 +360,16 @@ bool Builder::classifyBuffers() {
       in.ramLike = b.dramRamFlag || b.dramBufFlag;
       in.popped = b.bufferType == BufferType::DramIo && !b.isPadding && !in.ramLike;
       if (in.padding) continue;
+      if (b.dramIoFlagIsRemote) {  // a host queue: host memory channel and address
+        if (soc_.pcie.empty())
+          bufError("pipegen-buffer", b, "host buffer (dram_io_flag_is_remote) on device '" + soc_.name + "', which has no PCIe core");
+        else if (b.dramChan >= kHostChannels || b.dramAddr >= kHostChannelBytes)
+          bufError("pipegen-buffer", b,
+                   "host buffer at memory " + std::to_string(b.dramChan) + " address " + support::hexLiteral(b.dramAddr) +
+                       " is outside the PCIe window (" + std::to_string(kHostChannels) + " host memories of " +
+                       support::hexLiteral(kHostChannelBytes) + " bytes)");
+        continue;
+      }
       if (soc_.dramCore(static_cast<int>(b.dramChan), static_cast<int>(b.dramSubChan)).x < 0)
         bufError("pipegen-buffer", b,
                  "DRAM channel " + std::to_string(b.dramChan) + " subchannel " + std::to_string(b.dramSubChan) +

@@ -1,6 +1,6 @@
 // The simulated chip: the worker grid of a soc descriptor (each worker a
 // TensixCore with its coprocessor, created on first use so unused workers
-// cost no L1), the DRAM channels, the stream engine and the NOCs' cycle
+// cost no L1), the DRAM channels, host memory behind the PCIe core, the stream engine and the NOCs' cycle
 // model, and the epoch loop that interleaves them:
 //
 //   round r = cycles [r*S, (r+1)*S), S = sliceCycles:
@@ -82,6 +82,10 @@ public:
   Arch arch() const { return soc_.arch; }
   Dram& dram() { return dram_; }
   const Dram& dram() const { return dram_; }
+  // Host (system) memory, reached from the NOC through the PCIe core
+  // (`loc: host` queues; dram.hpp). Kept across epochs, like DRAM.
+  Dram& hostMemory() { return host_; }
+  const Dram& hostMemory() const { return host_; }
   StreamEngine& streams() { return *engine_; }
   const DataMovementModel& model() const { return model_; }
 
@@ -115,6 +119,7 @@ private:
   SocDescriptor soc_;
   DataMovementModel model_;
   Dram dram_;
+  Dram host_;
   std::unique_ptr<StreamEngine> engine_;
   std::vector<std::unique_ptr<Worker>> workers_;  // by y * gridX + x
 };

@@ -135,7 +135,19 @@ std::optional<DramLocation> decodeDramNocAddress(const SocDescriptor& soc, uint6
   for (size_t ch = 0; ch < soc.dramChannels.size(); ++ch)
     for (const CoreCoord& c : soc.dramChannels[ch])
       if (c.x == x && c.y == y) return DramLocation{static_cast<uint32_t>(ch), nocAddr & 0xFFFFFFFFull, c};
+  for (const CoreCoord& c : soc.pcie)
+    if (c.x == x && c.y == y) {
+      const uint64_t a = nocAddr & 0xFFFFFFFFull;
+      return DramLocation{static_cast<uint32_t>(a / kHostChannelBytes), a % kHostChannelBytes, c, true};
+    }
   return std::nullopt;
+}
+
+std::optional<uint64_t> hostNocAddress(const SocDescriptor& soc, uint32_t channel, uint64_t address) {
+  if (soc.pcie.empty() || channel >= kHostChannels || address >= kHostChannelBytes) return std::nullopt;
+  const CoreCoord c = soc.pcie.front();
+  const uint64_t xy = (static_cast<uint64_t>(c.y & 0x3F) << 6) | static_cast<uint64_t>(c.x & 0x3F);
+  return (xy << 32) | (uint64_t{channel} * kHostChannelBytes + address);
 }
 
 uint64_t dramNocAddress(const SocDescriptor& soc, uint32_t channel, uint64_t address) {

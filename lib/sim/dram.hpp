@@ -82,16 +82,32 @@ bool writeQueueHeader(Dram& dram, uint32_t channel, uint64_t address, const Queu
 uint32_t queueOccupancy(uint32_t rdPtr, uint32_t wrPtr, uint32_t slots);
 uint32_t wrapPointer(uint64_t ptr, uint32_t slots);  // into [0, 2E)
 
+// ---------------------------------------------------------------------------
+// Host (system) memory: where `loc: host` queues live. It is not on the chip;
+// the chip reaches it through its PCIe core, whose NOC window maps host
+// memory channel c (one 1 GiB hugepage each, as BUDA's runtime allocates
+// them) at c * 1 GiB. The simulator keeps it in a separate Dram object of
+// kHostChannels channels (the same sparse store; the host reads it directly).
+// ---------------------------------------------------------------------------
+constexpr uint32_t kHostChannels = 4;
+constexpr uint64_t kHostChannelBytes = uint64_t{1} << 30;
+
 // Where a stream's dram_buf_noc_addr points: the DRAM channel whose NOC core
 // (any subchannel) sits at NOC coordinate bits [43:32] (x in [37:32], y in
-// [43:38], BUDA's NOC_XY_ADDR) and the byte address in that channel.
+// [43:38], BUDA's NOC_XY_ADDR) and the byte address in that channel; or, when
+// the coordinate is a PCIe core, host memory channel address[31:30] at
+// address[29:0].
 struct DramLocation {
   uint32_t channel = 0;
   uint64_t address = 0;
-  CoreCoord core;  // the channel's NOC core
+  CoreCoord core;     // the channel's NOC core (the PCIe core for host memory)
+  bool host = false;  // host memory through PCIe, not device DRAM
 };
 std::optional<DramLocation> decodeDramNocAddress(const SocDescriptor& soc, uint64_t nocAddr);
 // The inverse, with subchannel 0's core.
 uint64_t dramNocAddress(const SocDescriptor& soc, uint32_t channel, uint64_t address);
+// A host memory address through the descriptor's first PCIe core (nullopt
+// when it has none or channel/address do not fit the window).
+std::optional<uint64_t> hostNocAddress(const SocDescriptor& soc, uint32_t channel, uint64_t address);
 
 }  // namespace tessera::sim

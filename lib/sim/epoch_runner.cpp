@@ -53,7 +53,7 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
         if (!p.dramPadding) continue;
         const std::optional<DramLocation> loc = decodeDramNocAddress(chip.soc(), p.dramBufNocAddr);
         const auto df = static_cast<netlist::DataFormat>(p.dataFormat);
-        if (!loc || p.dataFormat >= contract::kDataFormatCount || formats::tileBytes(df) > p.msgSize)
+        if (!loc || loc->host || p.dataFormat >= contract::kDataFormatCount || formats::tileBytes(df) > p.msgSize)
           return loadFailure(ec, "core '" + core->name() + "': stream " + std::to_string(s.name.streamId) +
                                      ": padding tile at dram_buf_noc_addr " + std::to_string(p.dramBufNocAddr) +
                                      " (format " + std::to_string(p.dataFormat) + ", msg_size " +

@@ -43,4 +43,9 @@ uint64_t dramTransferCycles(const DramParams& p, uint64_t bytes) {
   return (bytes + bw - 1) / bw;
 }
 
+uint64_t pcieTransferCycles(const PcieParams& p, uint64_t bytes) {
+  const uint64_t bw = std::max<uint32_t>(1, p.bytesPerCycle);
+  return (bytes + bw - 1) / bw;
+}
+
 }  // namespace tessera::sim

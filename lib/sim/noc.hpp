@@ -25,9 +25,17 @@ struct DramParams {
   uint32_t latency = 120;       // cycles from request to first byte (reads), or to commit (writes)
 };
 
+// Host memory behind the PCIe core (`loc: host` queues): one link shared by
+// every transfer, slower and much further away than a DRAM channel.
+struct PcieParams {
+  uint32_t bytesPerCycle = 16;  // ~19 GB/s at 1.2 GHz: a Gen4 x16 link's usable rate for device-initiated DMA
+  uint32_t latency = 1000;      // ~0.8 us: the round trip through the PCIe core, the root complex and host memory
+};
+
 struct DataMovementModel {
   NocParams noc;
   DramParams dram;
+  PcieParams pcie;
   // The defaults of an arch (grayskull: 12 B/cycle per DRAM channel,
   // wormhole_b0: 32).
   static DataMovementModel forArch(Arch arch);
@@ -43,5 +51,7 @@ uint64_t nocSerializationCycles(const NocParams& p, uint64_t bytes);
 uint64_t nocLatencyCycles(const NocParams& p, uint32_t hops);
 // Cycles a DRAM channel is busy with `bytes`.
 uint64_t dramTransferCycles(const DramParams& p, uint64_t bytes);
+// Cycles the PCIe link is busy with `bytes`.
+uint64_t pcieTransferCycles(const PcieParams& p, uint64_t bytes);
 
 }  // namespace tessera::sim

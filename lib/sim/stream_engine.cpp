@@ -106,10 +106,18 @@ struct StreamEngine::Stream {
   std::string coreName() const { return core && core->core ? core->core->name() : coordText(core->noc); }
 };
 
-StreamEngine::StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model)
-    : soc_(soc), dram_(dram), model_(model) {
+StreamEngine::StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model, Dram* host)
+    : soc_(soc), dram_(dram), host_(host), model_(model) {
   cores_.resize(static_cast<size_t>(std::max(1, soc.gridX)) * static_cast<size_t>(std::max(1, soc.gridY)));
-  dramBusy_.assign(dram.channelCount(), 0);
+  dramBusy_.assign(dram.channelCount() + 1, 0);
+}
+
+uint64_t StreamEngine::transferCycles(const DramLocation& loc, uint64_t bytes) const {
+  return loc.host ? pcieTransferCycles(model_.pcie, bytes) : dramTransferCycles(model_.dram, bytes);
+}
+
+uint64_t StreamEngine::latencyOf(const DramLocation& loc) const {
+  return loc.host ? model_.pcie.latency : model_.dram.latency;
 }
 
 StreamEngine::~StreamEngine() = default;
@@ -138,7 +146,7 @@ void StreamEngine::clear() {
   events_ = {};
   releasePending_.clear();
   readers_.clear();
-  dramBusy_.assign(dram_.channelCount(), 0);
+  dramBusy_.assign(dram_.channelCount() + 1, 0);
   for (auto& cs : cores_)
     if (cs) {
       cs->portBusy = {};
@@ -248,9 +256,16 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                           std::to_string(p.dramBufSizeTiles) + " tiles");
       }
       if (p.dramInput || p.dramOutput) {
-        if (!decodeDramNocAddress(soc_, p.dramBufNocAddr))
+        const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, p.dramBufNocAddr);
+        if (!loc)
           return fail("dram-address", bs,
-                      ph + "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel of " + soc_.name);
+                      ph + "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel or PCIe core of " + soc_.name);
+        if (loc->host && !host_)
+          return fail("dram-address", bs,
+                      ph + "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " is host memory on the PCIe core " +
+                          coordText(loc->core) + ", and this chip has no host memory attached");
+        if (loc->host && p.dramPadding)
+          return fail("bad-stream-config", bs, ph + "a padding tile (dram_padding) must be in device DRAM, not host memory");
         if (p.dramBufSizeTiles == 0) return fail("bad-stream-config", bs, ph + "dram_buf_size_tiles is 0");
       }
       if (p.dramPadding && !(p.dramInput && p.dramRam))
@@ -337,10 +352,16 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
     if (cur->nocAddr == p.dramBufNocAddr && cur->reader == p.dramInput) return cur.get();
   const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, p.dramBufNocAddr);
   if (!loc) {
-    setFault(s, "dram-address", "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel");
+    setFault(s, "dram-address", "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " names no DRAM channel or PCIe core");
     return nullptr;
   }
-  const QueueHeader h = readQueueHeader(dram_, loc->channel, loc->address);
+  if (loc->host && !host_) {
+    setFault(s, "dram-address", "dram_buf_noc_addr " + support::hexLiteral(p.dramBufNocAddr) + " is host memory, and none is attached");
+    return nullptr;
+  }
+  Dram& mem = memOf(*loc);
+  const char* what = loc->host ? "host" : "DRAM";
+  const QueueHeader h = readQueueHeader(mem, loc->channel, loc->address);
   auto cur = std::make_unique<DramCursor>();
   cur->nocAddr = p.dramBufNocAddr;
   cur->loc = *loc;
@@ -352,21 +373,21 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
   cur->entryBytes = uint64_t{p.dramBufSizeTiles} * p.msgSize;
   if (cur->slots == 0) {
     setFault(s, "bad-stream-config",
-             "the DRAM buffer at channel " + std::to_string(loc->channel) + " address " + support::hexLiteral(loc->address) +
+             std::string("the ") + what + " buffer at channel " + std::to_string(loc->channel) + " address " + support::hexLiteral(loc->address) +
                  " has 0 slots (header slots and dram_buf_size_q_slots are both 0)");
     return nullptr;
   }
   const uint64_t end = kQueueHeaderBytes + uint64_t{cur->slots} * cur->entryBytes;
-  if (!dram_.inRange(loc->channel, loc->address, end)) {
+  if (!mem.inRange(loc->channel, loc->address, end)) {
     setFault(s, "dram-address",
-             "the DRAM buffer [" + support::hexLiteral(loc->address) + ", " + support::hexLiteral(loc->address + end) + ") of channel " +
-                 std::to_string(loc->channel) + " ends past the channel's " + support::hexLiteral(dram_.channelBytes()) + " bytes");
+             std::string("the ") + what + " buffer [" + support::hexLiteral(loc->address) + ", " + support::hexLiteral(loc->address + end) + ") of channel " +
+                 std::to_string(loc->channel) + " ends past the channel's " + support::hexLiteral(mem.channelBytes()) + " bytes");
     return nullptr;
   }
   if (cur->reader) {
     cur->startPtr = wrapPointer(h.rdPtr, cur->slots);
     cur->totalReaders = std::max<uint32_t>(1, p.dramTotalReaders);
-    readers_[{loc->channel, loc->address}].cursors.push_back(cur.get());
+    readers_[std::make_tuple(loc->host, loc->channel, loc->address)].cursors.push_back(cur.get());
   }
   s.cursors.push_back(std::move(cur));
   return s.cursors.back().get();
@@ -493,7 +514,7 @@ bool StreamEngine::deliverDue(uint64_t until) {
 
 bool StreamEngine::readerSlotWritten(DramCursor& cur) {
   if (cur.ram || cur.checked == cur.entry) return true;
-  const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+  const QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
   const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
   if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots)) return false;
   cur.checked = cur.entry;  // a slot stays written until every reader has left it
@@ -505,15 +526,15 @@ void StreamEngine::moveReaderPast(Stream& s, DramCursor& cur) {
   ++cur.entry;
   cur.tile = 0;
   if (cur.ram) return;
-  ReaderGroup& g = readers_[{cur.loc.channel, cur.loc.address}];
+  ReaderGroup& g = readers_[std::make_tuple(cur.loc.host, cur.loc.channel, cur.loc.address)];
   if (g.cursors.size() < cur.totalReaders) return;  // a reader has not started yet
   uint64_t least = ~uint64_t{0};
   for (const DramCursor* c : g.cursors) least = std::min(least, c->entry);
   if (least <= g.popped) return;
-  QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+  QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
   h.rdPtr = wrapPointer(uint64_t{h.rdPtr} + (least - g.popped), cur.slots);
   g.popped = least;
-  writeQueueHeader(dram_, cur.loc.channel, cur.loc.address, h);
+  writeQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address, h);
 }
 
 bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
@@ -522,11 +543,13 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
   const StreamPhase& p = s.phases[s.phase];
   const bool windowed = p.srcPeriodTiles > 0;
   const uint32_t ch = cur.loc.channel;
+  const size_t res = busyIndex(cur.loc);
+  Dram& mem = memOf(cur.loc);
   std::span<uint8_t> l1 = r.core->l1();
   bool moved = false;
   while (s.in < s.n) {
     if (ringFree(r) == 0) break;
-    const uint64_t t0 = std::max(now_, dramBusy_[ch]);
+    const uint64_t t0 = std::max(now_, dramBusy_[res]);
     if (t0 >= until) {
       wake_ = std::min(wake_, t0);
       break;
@@ -534,18 +557,18 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     if (!readerSlotWritten(cur)) break;
     const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
     const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
-    const uint64_t xfer = dramTransferCycles(model_.dram, r.msgSize);
-    dramBusy_[ch] = t0 + xfer;
+    const uint64_t xfer = transferCycles(cur.loc, r.msgSize);
+    dramBusy_[res] = t0 + xfer;
     const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
                          uint64_t{tile} * cur.msgSize;
     const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
-    if (!dram_.read(ch, src, l1.subspan(dst, r.msgSize))) {
-      setFault(s, "dram-address", "read of " + std::to_string(r.msgSize) + " bytes at channel " + std::to_string(ch) +
+    if (!mem.read(ch, src, l1.subspan(dst, r.msgSize))) {
+      setFault(s, "dram-address", "read of " + std::to_string(r.msgSize) + " bytes at " + (cur.loc.host ? "host " : "") + "channel " + std::to_string(ch) +
                                       " address " + support::hexLiteral(src) + " is outside the channel");
       return true;
     }
     const uint32_t hops = nocHops(p.incomingDataNoc & 1, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
-    const uint64_t arrival = t0 + xfer + model_.dram.latency + nocLatencyCycles(model_.noc, hops);
+    const uint64_t arrival = t0 + xfer + latencyOf(cur.loc) + nocLatencyCycles(model_.noc, hops);
     ++r.reserved;
     schedule(arrival, Event::Kind::Deliver, &r);
     ++s.in;
@@ -634,6 +657,8 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
   const StreamPhase& p = s.phases[s.phase];
   const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
   const uint32_t ch = cur.loc.channel;
+  const size_t res = busyIndex(cur.loc);
+  Dram& mem = memOf(cur.loc);
   const uint32_t noc = p.outgoingDataNoc & 1;
   CoreSlot& cs = *s.core;
   std::span<uint8_t> l1 = r.core->l1();
@@ -645,26 +670,26 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
   while (s.out < s.n) {
     const uint64_t k = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;
     if (k >= ringValid(r)) break;
-    const uint64_t t0 = std::max({now_, cs.portBusy[noc], dramBusy_[ch], r.slotTime[k % r.slots]});
+    const uint64_t t0 = std::max({now_, cs.portBusy[noc], dramBusy_[res], r.slotTime[k % r.slots]});
     if (t0 >= until) {
       wake_ = std::min(wake_, t0);
       break;
     }
     if (cur.tile == 0) {
-      const QueueHeader h = readQueueHeader(dram_, ch, cur.loc.address);
+      const QueueHeader h = readQueueHeader(mem, ch, cur.loc.address);
       if (!cur.ram && queueOccupancy(h.rdPtr, h.wrPtr, cur.slots) >= cur.slots) break;  // queue full
       cur.entryPtr = h.wrPtr;
     }
     const uint64_t ser = nocSerializationCycles(model_.noc, r.msgSize);
-    const uint64_t xfer = dramTransferCycles(model_.dram, r.msgSize);
+    const uint64_t xfer = transferCycles(cur.loc, r.msgSize);
     cs.portBusy[noc] = t0 + ser;
-    dramBusy_[ch] = t0 + xfer;
+    dramBusy_[res] = t0 + xfer;
     const uint64_t slotBase = cur.loc.address + kQueueHeaderBytes + (cur.entryPtr % cur.slots) * cur.entryBytes;
     const uint64_t dst = slotBase + uint64_t{cur.tile} * cur.msgSize;
     const uint8_t* src = l1.data() + r.base + (k % r.slots) * r.msgSize;
-    if (p.untilizeCDim ? !writeUntilized(p, ch, slotBase, cur.tile, src)
-                       : !dram_.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
-      setFault(s, "dram-address", "write of " + std::to_string(r.msgSize) + " bytes at channel " +
+    if (p.untilizeCDim ? !writeUntilized(p, cur.loc, slotBase, cur.tile, src)
+                       : !mem.write(ch, dst, std::span<const uint8_t>(src, r.msgSize))) {
+      setFault(s, "dram-address", "write of " + std::to_string(r.msgSize) + " bytes at " + (cur.loc.host ? "host " : "") + "channel " +
                                       std::to_string(ch) + " address " + support::hexLiteral(dst) + " is outside the channel");
       return true;
     }
@@ -672,9 +697,9 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
       cur.tile = 0;
       ++cur.entry;
       if (!cur.ram) {  // a ram's slot is rewritten in place
-        QueueHeader h = readQueueHeader(dram_, ch, cur.loc.address);
+        QueueHeader h = readQueueHeader(mem, ch, cur.loc.address);
         h.wrPtr = wrapPointer(uint64_t{cur.entryPtr} + 1, cur.slots);
-        writeQueueHeader(dram_, ch, cur.loc.address, h);
+        writeQueueHeader(mem, ch, cur.loc.address, h);
       }
     }
     const uint32_t hops = nocHops(noc, cs.noc, cur.loc.core, soc_.gridX, soc_.gridY);
@@ -699,7 +724,9 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
 // block k = j / (z slices x block msgs) (the pipe's gather order: each core's
 // whole entry in turn), slice (j / block msgs) % z; its bytes continue the
 // block's rows, each row landing at its place in the tensor's row.
-bool StreamEngine::writeUntilized(const StreamPhase& p, uint32_t ch, uint64_t slotBase, uint32_t j, const uint8_t* src) {
+bool StreamEngine::writeUntilized(const StreamPhase& p, const DramLocation& loc, uint64_t slotBase, uint32_t j,
+                                  const uint8_t* src) {
+  Dram& mem = memOf(loc);
   const uint64_t eb = p.msgSize / 1024;  // bytes per datum
   const uint64_t blockMsgs = uint64_t{p.untilizeRDim} * p.untilizeCDim;
   const uint64_t blockRowBytes = uint64_t{p.untilizeCDim} * 32 * eb, fullRowBytes = uint64_t{p.untilizeFullCDim} * 32 * eb;
@@ -710,7 +737,7 @@ bool StreamEngine::writeUntilized(const StreamPhase& p, uint32_t ch, uint64_t sl
   for (uint64_t done = 0; done < p.msgSize;) {
     const uint64_t b = m * p.msgSize + done, row = b / blockRowBytes, col = b % blockRowBytes;
     const uint64_t len = std::min<uint64_t>(blockRowBytes - col, p.msgSize - done);
-    if (!dram_.write(ch, blockBase + row * fullRowBytes + col, std::span<const uint8_t>(src + done, len))) return false;
+    if (!mem.write(loc.channel, blockBase + row * fullRowBytes + col, std::span<const uint8_t>(src + done, len))) return false;
     done += len;
   }
   return true;
@@ -767,12 +794,12 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
       const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
                            uint64_t{tile} * cur.msgSize;
       const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
-      if (!dram_.read(cur.loc.channel, src, l1.subspan(dst, r.msgSize))) {
+      if (!memOf(cur.loc).read(cur.loc.channel, src, l1.subspan(dst, r.msgSize))) {
         setFault(s, "dram-address", "prologue read at channel " + std::to_string(cur.loc.channel) + " address " +
                                         support::hexLiteral(src) + " is outside the channel");
         return 0;
       }
-      channelTime[cur.loc.channel] += dramTransferCycles(model_.dram, r.msgSize);
+      channelTime[busyIndex(cur.loc)] += transferCycles(cur.loc, r.msgSize);
       ++r.reserved;
       ++r.valid;
       r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
@@ -786,8 +813,12 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
     if (phaseComplete(s)) completePhase(s);
   }
   (void)now;
-  const uint64_t longest = channelTime.empty() ? 0 : *std::max_element(channelTime.begin(), channelTime.end());
-  return longest ? longest + model_.dram.latency : 0;
+  // Each resource's time plus its latency (the last entry is the PCIe link).
+  uint64_t longest = 0;
+  for (size_t i = 0; i < channelTime.size(); ++i)
+    if (channelTime[i])
+      longest = std::max(longest, channelTime[i] + (i == dram_.channelCount() ? model_.pcie.latency : model_.dram.latency));
+  return longest;
 }
 
 bool StreamEngine::advance(uint64_t until) {
@@ -908,10 +939,10 @@ std::string StreamEngine::waitReason(const Stream& s) const {
     if (ringFree(r) == 0) {
       if (!p.localReceiver) why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
     } else if (!cur.ram) {
-      const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+      const QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
       const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
       if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots))
-        why.push_back("DRAM data: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
+        why.push_back(std::string(cur.loc.host ? "host memory" : "DRAM") + " data: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
                       support::hexLiteral(cur.loc.address) + " holds no entry at pointer " + std::to_string(ptr) + " (rd_ptr " +
                       std::to_string(h.rdPtr) + ", wr_ptr " + std::to_string(h.wrPtr) + ", " +
                       std::to_string(cur.slots) + " slots)");
@@ -960,9 +991,9 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   }
   if (p.dramOutput && sending && next < valid && s.cursor && s.cursor->tile == 0 && !s.cursor->ram) {
     const DramCursor& cur = *s.cursor;
-    const QueueHeader h = readQueueHeader(dram_, cur.loc.channel, cur.loc.address);
+    const QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
     if (queueOccupancy(h.rdPtr, h.wrPtr, cur.slots) >= cur.slots)
-      why.push_back("DRAM space: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
+      why.push_back(std::string(cur.loc.host ? "host memory" : "DRAM") + " space: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
                     support::hexLiteral(cur.loc.address) + " is full (rd_ptr " + std::to_string(h.rdPtr) + ", wr_ptr " +
                     std::to_string(h.wrPtr) + ", " + std::to_string(cur.slots) + " slots)");
   }

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,9 @@ struct StreamStatus {
 
 class StreamEngine {
 public:
-  StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model);
+  // `host`: host memory behind the PCIe core (dram.hpp); nullptr = none, a
+  // dram_buf_noc_addr on the PCIe core is then a dram-address fault.
+  StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model, Dram* host = nullptr);
   ~StreamEngine();
   StreamEngine(const StreamEngine&) = delete;
   StreamEngine& operator=(const StreamEngine&) = delete;
@@ -144,7 +147,7 @@ private:
   bool stepDramRead(Stream& s, uint64_t until);
   bool stepSend(Stream& s, uint64_t until);
   bool stepDramWrite(Stream& s, uint64_t until);
-  bool writeUntilized(const blob::StreamPhase& p, uint32_t channel, uint64_t slotBase, uint32_t msgInSlot,
+  bool writeUntilized(const blob::StreamPhase& p, const DramLocation& loc, uint64_t slotBase, uint32_t msgInSlot,
                       const uint8_t* src);
   bool destAccepts(const Stream& s, const Stream* d) const;
   bool deliverDue(uint64_t until);
@@ -152,6 +155,12 @@ private:
   void touch(Stream& s, uint64_t time);
   void setFault(const Stream& s, const std::string& category, const std::string& what);
   DramCursor* cursorFor(Stream& s, const blob::StreamPhase& p);
+  // The memory a location is in, the resource its transfers book (DRAM
+  // channel, or the PCIe link: index channelCount()), and their timing.
+  Dram& memOf(const DramLocation& loc) const { return loc.host ? *host_ : dram_; }
+  size_t busyIndex(const DramLocation& loc) const { return loc.host ? dram_.channelCount() : loc.channel; }
+  uint64_t transferCycles(const DramLocation& loc, uint64_t bytes) const;
+  uint64_t latencyOf(const DramLocation& loc) const;
   void moveReaderPast(Stream& s, DramCursor& cur);  // the reader leaves its current slot
   bool readerSlotWritten(DramCursor& cur);
   std::string describe(const Stream& s) const;
@@ -162,18 +171,19 @@ private:
 
   const SocDescriptor& soc_;
   Dram& dram_;
+  Dram* host_ = nullptr;
   DataMovementModel model_;
   std::vector<std::unique_ptr<CoreSlot>> cores_;  // by (y * gridX + x), created by attachCore
   std::vector<std::unique_ptr<Stream>> streams_;  // configuration order
   std::map<blob::StreamName, Stream*> byName_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<Ring*> releasePending_;  // windowed sources with releases waiting for the kernel's writes
-  std::vector<uint64_t> dramBusy_;                // per channel: free from this cycle
+  std::vector<uint64_t> dramBusy_;                // per channel, then the PCIe link: free from this cycle
   struct ReaderGroup {  // the readers of one DRAM queue buffer
     std::vector<DramCursor*> cursors;
     uint64_t popped = 0;  // slots the rd pointer moved this epoch
   };
-  std::map<std::pair<uint32_t, uint64_t>, ReaderGroup> readers_;  // by (channel, header address)
+  std::map<std::tuple<bool, uint32_t, uint64_t>, ReaderGroup> readers_;  // by (host, channel, header address)
   uint64_t seq_ = 0;
   uint64_t now_ = 0;           // start of the current window
   uint64_t wake_ = ~uint64_t{0};
