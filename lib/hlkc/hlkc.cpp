@@ -45,11 +45,21 @@ namespace {
 constexpr const char* kCacheFormat = "tessera-hlkc-cache-1";
 
 const ArchInfo kArchs[] = {
-    {"grayskull", "TESSERA_ARCH_GRAYSKULL",
+    {"grayskull", "TESSERA_ARCH_GRAYSKULL", "grayskull",
      {ct::kTrisc0CodeBase, ct::kTrisc1CodeBase, ct::kTrisc2CodeBase},
      {ct::kTrisc0CodeSize, ct::kTrisc1CodeSize, ct::kTrisc2CodeSize},
      ct::kLocalMemBase, ct::kLocalMemSize},
-    {"wormhole_b0", "TESSERA_ARCH_WORMHOLE_B0",
+    {"wormhole_b0", "TESSERA_ARCH_WORMHOLE_B0", "wormhole_b0",
+     {ct::kTrisc0CodeBase, ct::kTrisc1CodeBase, ct::kTrisc2CodeBase},
+     {ct::kTrisc0CodeSize, ct::kTrisc1CodeSize, ct::kTrisc2CodeSize},
+     ct::kLocalMemBase, ct::kLocalMemSize},
+    // Wormhole (A0) and Blackhole keep wormhole_b0's Tensix memory map in the
+    // device contract (and its dest-as-input-B): the same linker scripts.
+    {"wormhole", "TESSERA_ARCH_WORMHOLE", "wormhole_b0",
+     {ct::kTrisc0CodeBase, ct::kTrisc1CodeBase, ct::kTrisc2CodeBase},
+     {ct::kTrisc0CodeSize, ct::kTrisc1CodeSize, ct::kTrisc2CodeSize},
+     ct::kLocalMemBase, ct::kLocalMemSize},
+    {"blackhole", "TESSERA_ARCH_BLACKHOLE", "wormhole_b0",
      {ct::kTrisc0CodeBase, ct::kTrisc1CodeBase, ct::kTrisc2CodeBase},
      {ct::kTrisc0CodeSize, ct::kTrisc1CodeSize, ct::kTrisc2CodeSize},
      ct::kLocalMemBase, ct::kLocalMemSize},
@@ -528,7 +538,7 @@ bool Driver::setUp() {
     return false;
   }
   for (int t = 0; t < 3; ++t) {
-    scriptPath_[t] = kernelsDir_ + "/ld/" + arch_->name + "/trisc" + std::to_string(t) + ".ld";
+    scriptPath_[t] = kernelsDir_ + "/ld/" + arch_->ldDir + "/trisc" + std::to_string(t) + ".ld";
     if (!readWholeFile(scriptPath_[t], script_[t], error)) {
       err_ << "hlkc: error: cannot read linker script '" << scriptPath_[t] << "': " << error << "\n";
       return false;

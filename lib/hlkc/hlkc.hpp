@@ -31,8 +31,9 @@ constexpr int kExitOk = 0, kExitError = 1, kExitUsage = 2;
 
 // What the linker scripts of one arch promise; hlkc checks every ELF against it.
 struct ArchInfo {
-  const char* name;        // --arch value and the ld/<name>/ directory
+  const char* name;        // --arch value
   const char* define;      // -D macro, e.g. TESSERA_ARCH_GRAYSKULL
+  const char* ldDir;       // lib/kernels/ld/<ldDir>/: the linker scripts of its Tensix memory map
   uint32_t codeBase[3];    // per thread (unpack, math, pack)
   uint32_t codeSize[3];
   uint32_t localBase;

@@ -32,7 +32,7 @@
 #include "device/device_contract.h"
 
 // hlk_binary_tile_dest_b needs dest as ELTWISE input B: wormhole_b0 only.
-// hlkc defines TESSERA_ARCH_GRAYSKULL or TESSERA_ARCH_WORMHOLE_B0.
+// hlkc defines TESSERA_ARCH_GRAYSKULL, TESSERA_ARCH_WORMHOLE_B0, TESSERA_ARCH_WORMHOLE or TESSERA_ARCH_BLACKHOLE.
 #if defined(TESSERA_ARCH_GRAYSKULL)
 #define TESSERA_WORMHOLE_ONLY __attribute__((unavailable("dest as input B (hlk_binary_tile_dest_b) needs wormhole_b0")))
 #else
