@@ -7,6 +7,7 @@
 #include "loader/artifact_build.hpp"
 #include "loader/golden_target.hpp"
 #include "loader/host_io.hpp"
+#include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
@@ -256,6 +257,10 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
         << "(loader run <netlist> builds them)\n";
     return 2;
   }
+  if (opts.target != "sim" && !opts.perfReport.empty()) {
+    err << kTool << ": error: --perf-report needs the simulated chip (--target sim)\n";
+    return 2;
+  }
   if (opts.target != "sim" && !opts.buildDir.empty()) {
     err << kTool << ": error: --build-dir is only used by --target sim\n";
     return 2;
@@ -424,9 +429,14 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   std::unique_ptr<GoldenTarget> golden;
   std::unique_ptr<SimTarget> simTarget;
   runtime::Target* targetPtr = nullptr;
+  PerfReport perf;
   if (artifacts) {
     simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts));
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
+    if (!opts.perfReport.empty() || opts.profile)
+      simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
+        perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+      };
     targetPtr = simTarget.get();
   } else {
     golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
@@ -523,6 +533,15 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   if (checkAgainstGolden) {
     out << compare::formatCheckTable(table);
     for (const auto& c : table) failed |= !c.result.pass;
+  }
+  if (simTarget && (!opts.perfReport.empty() || opts.profile)) out << perf.table();
+  if (!opts.perfReport.empty()) {
+    std::string error;
+    if (!writeFileAtomic(opts.perfReport, perf.json(opts.netlist, std::string(archName(arch))).dump(2) + "\n", error)) {
+      err << kTool << ": error: cannot write '" << opts.perfReport << "': " << error << "\n";
+      return 1;
+    }
+    out << "perf report -> " << opts.perfReport << "\n";
   }
   if (opts.profile && simTarget) {
     char rate[96];

@@ -305,6 +305,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   if (trace)
     trace("sim " + where + ": " + sim::chipStopName(result.stop) + " after " + std::to_string(result.cycles) +
           " cycles, " + std::to_string(run.cores.size()) + " cores");
+  if (onEpoch && result.ok()) onEpoch(epoch, result);
   if (!result.ok()) {
     std::string what = std::string("the simulated chip stopped: ") + sim::chipStopName(result.stop);
     if (!result.faultCategory.empty()) what += " (" + result.faultCategory + ")";

@@ -17,6 +17,7 @@
 #pragma once
 #include "device/soc_descriptor.hpp"
 #include "runtime/interpreter.hpp"
+#include "sim/chip.hpp"
 
 #include <map>
 #include <memory>
@@ -64,6 +65,8 @@ public:
   int64_t epochsRun() const { return epochsRun_; }
   // Optional: one line per epoch run (loader --trace).
   std::function<void(const std::string&)> trace;
+  // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
+  std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
 
 private:
   const SimEpochInfo& epochFor(runtime::EpochIo& io) const;

@@ -106,6 +106,7 @@ void Chip::beginEpoch() {
     if (!w) continue;
     w->core->resetForEpoch();
     w->cop->reset();
+    w->cop->resetCounters();
     clearOverlay(*w->core);
   }
   engine_->clear();
@@ -224,6 +225,7 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
       rep.streams = u.streams;
       rep.harts = u.kernel && u.finished ? u.harts : u.core->snapshot(snapshotStop);
       rep.cycles = std::max(u.kernel ? rep.harts.cycles : 0, engine_->lastActivity(u.noc));
+      if (const Coprocessor* cop = coprocessor(u.noc)) rep.cop = cop->counters();
       result.cycles = std::max(result.cycles, rep.cycles);
       result.cores.push_back(std::move(rep));
     }

@@ -55,6 +55,7 @@ struct CoreEpochReport {
   uint32_t streams = 0;       // streams its blob configured
   uint64_t cycles = 0;        // last cycle its harts or its streams were busy
   CoreRunResult harts;        // the harts' result (Done) or snapshot (other stops)
+  CopCounters cop;            // the coprocessor's unit activity this epoch (the performance report)
 };
 
 struct ChipRunResult {

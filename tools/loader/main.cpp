@@ -42,6 +42,10 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
                  "Threads: golden evaluates an op's entries in this many ranges at once, run starts this many stage "
                  "tools at once (default 0: one per hardware thread); results do not depend on it")
       ->check(CLI::Range(0, 256));
+  app.add_option("--perf-report", opts.perfReport,
+                 "sim: print the performance report (cycles per epoch and op, bottleneck, utilisation) and write it "
+                 "as JSON to this file (schemas/perf-report.schema.json)")
+      ->type_name("<file>");
   app.add_flag("--profile", opts.profile, "golden: print time per op type and matmul GFLOP/s; sim: epochs run and simulated cycles");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit; default 20)")
       ->check(CLI::Range(0, 1000000));
