@@ -22,21 +22,11 @@ using runtime::RuntimeError;
 
 namespace {
 
+// An index file of the build directory (manifest.yaml, epochs.yaml).
 std::unique_ptr<yaml::Document> readYaml(const std::string& path, std::string& error) {
-  std::string readError;
-  auto text = readFile(path, readError);
-  if (!text) {
-    error = "cannot read '" + path + "': " + readError;
-    return nullptr;
-  }
-  SourceBuffer source(path, std::move(*text));
-  DiagnosticEngine diags;
-  auto doc = yaml::Document::parse(source, diags);
-  if (!doc || !(*doc)->root().IsMap()) {
-    error = "'" + path + "' is not a YAML map (run the stage tools again: scripts/build-artifacts.sh)";
-    return nullptr;
-  }
-  return std::move(*doc);
+  auto doc = yaml::Document::readMapFile(path, error);
+  if (!doc) error += " (run the stage tools again: loader run)";
+  return doc;
 }
 
 std::set<std::string> scalarSet(const yaml::Node& seq) {

@@ -47,22 +47,10 @@ bool takesArgument(uint32_t opcode) {
          opcode == c::kOpPack;
 }
 
-// Bytes of one value in an untilized (row-major, headerless) row; 0 for the
-// Bfp formats, which cannot be untilized.
-uint32_t elementBytes(DataFormat df) {
-  switch (df) {
-  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
-  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 2;
-  case DataFormat::Lf8: case DataFormat::Fp8_e4m3: case DataFormat::Int8: case DataFormat::UInt8:
-  case DataFormat::RawUInt8: return 1;
-  default: return 0;
-  }
-}
-
 // Where a tile's values start (after the header and, for Int8/UInt8 tiles
 // that carry one, the 64-byte exponent section; docs/data-formats.md).
 size_t valueOffset(DataFormat df) {
-  const size_t dataBytes = kValues * elementBytes(df);
+  const size_t dataBytes = kValues * netlist::untilizedDatumBytes(df);
   const size_t withExponents = formats::kTileHeaderBytes + kValues / formats::kBfpBlock + dataBytes;
   return withExponents <= netlist::tileSizeBytes(df) ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
                                                      : formats::kTileHeaderBytes;
@@ -534,7 +522,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
 
   const uint32_t tileBytes = netlist::tileSizeBytes(df);
-  const uint32_t rowBytes = static_cast<uint32_t>(kDim) * elementBytes(df);
+  const uint32_t rowBytes = static_cast<uint32_t>(kDim) * netlist::untilizedDatumBytes(df);
   const uint32_t stride = config_[c::kCfgUntilizeStride];
   if (untilize) {
     if (stride < rowBytes) return Outcome::fail(c::kCopIllegalInstruction);  // rows would overlap
@@ -547,7 +535,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   readDest(d, values);
   std::span<uint8_t> scratch(scratch_.data(), tileBytes);
   const size_t offset = valueOffset(df);
-  const uint32_t width = elementBytes(df);
+  const uint32_t width = netlist::untilizedDatumBytes(df);
 
   if (l1Accumulate) {
     Tile existing;

@@ -123,27 +123,11 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
   return true;
 }
 
-namespace {
-
-// Bytes of one datum in an untilized row: what its tile layout holds (the
-// packer's untilize, lib/sim/coprocessor.cpp); 0 for Bfp formats.
-uint32_t datumBytes(netlist::DataFormat df) {
-  using netlist::DataFormat;
-  switch (df) {
-  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 4;
-  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 2;
-  case DataFormat::Lf8: case DataFormat::Fp8_e4m3: case DataFormat::Int8: case DataFormat::UInt8:
-  case DataFormat::RawUInt8: return 1;
-  default: return 0;
-  }
-}
-
-}  // namespace
 
 bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
                         formats::Tensor& into, int64_t w, std::string& error) {
   constexpr size_t kDim = 32, kValues = formats::kTileValues;
-  const uint32_t eb = datumBytes(df);
+  const uint32_t eb = netlist::untilizedDatumBytes(df);
   if (eb == 0 || into.r % 32 || into.c % 32) {
     error = "an untilized entry needs a non-block format and whole tiles";
     return false;

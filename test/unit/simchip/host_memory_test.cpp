@@ -7,16 +7,6 @@
 
 using namespace simchip;
 
-namespace {
-
-ChipRunResult run(Chip& chip, ChipRunOptions options = {}) {
-  ChipRunResult r = chip.runEpoch(options);
-  INFO(r.message);
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("host memory: NOC addresses on the PCIe core", "[simchip][host]") {
   const SocDescriptor& soc = grayskull();  // PCIe core 0-4: (4 << 6 | 0) << 32
   std::optional<DramLocation> loc = decodeDramNocAddress(soc, 0x10000001000ull);

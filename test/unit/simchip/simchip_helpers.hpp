@@ -183,4 +183,11 @@ inline std::vector<uint8_t> readDramTile(const Dram& dram, const Queue& q, uint3
   return t;
 }
 
+// Runs one epoch of the chip with `options`.
+inline ChipRunResult run(Chip& chip, ChipRunOptions options = {}) {
+  ChipRunResult r = chip.runEpoch(options);
+  INFO(r.message);
+  return r;
+}
+
 }  // namespace simchip

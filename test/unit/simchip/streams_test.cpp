@@ -9,16 +9,6 @@
 
 using namespace simchip;
 
-namespace {
-
-ChipRunResult run(Chip& chip, ChipRunOptions options = {}) {
-  ChipRunResult r = chip.runEpoch(options);
-  INFO(r.message);
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("noc: hop counts follow the two NOC directions on the torus", "[simchip][noc]") {
   // grayskull grid 13 x 12
   CHECK(nocHops(0, {1, 1}, {3, 2}, 13, 12) == 3);
