@@ -105,6 +105,14 @@
 //   list order (numMsgs = size x srcChunkTiles; srcTileOffset = the first
 //   offset). One phase then carries a strided or transposed read that would
 //   otherwise take one phase per chunk.
+// - Fork streams (as BUDA's, linked by buffer instead of fork_stream_ids): a
+//   stream outside 8-39 whose phases are all sourceEndpoint on the bufAddr
+//   of an output operand stream's sourceEndpoint phases (same core) sends
+//   the same packer buffer with its own read pointer (and window); the
+//   packer's slot is acked (freed for the kernel) only once every stream over
+//   the buffer has freed it. pipegen gives each pipe reading a packer after
+//   the first its own fork stream, so one blocked consumer does not starve
+//   the others.
 // - intermediate: the stream only describes an operand buffer the kernel
 //   packs and unpacks itself (intermediates 24-31, matmul spill, gradient
 //   accumulators); the stream engine moves nothing (numMsgs = tiles through

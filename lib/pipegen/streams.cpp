@@ -122,7 +122,10 @@ struct Transfer {
   size_t absorbedCount = 0;
 };
 
-enum class StreamRole { Operand, DramReader, DramWriter };
+// Fork: a packer read by several pipes sends each pipe's tiles from its own
+// stream over the packer's buffer (BUDA's fork streams); the first pipe keeps
+// the operand stream, the others get a Fork stream on the packer's core.
+enum class StreamRole { Operand, DramReader, DramWriter, Fork };
 
 struct StreamB {
   blob::StreamName name;
@@ -174,7 +177,7 @@ private:
   bool countPasses();
   bool makeComponents();
   bool placeEndpoints();
-  bool planPackerEmissions(size_t bi);
+  bool planPackerEmissions(size_t lane);
   bool splitPackerChunks(size_t bi);
   bool generate();
   void mergeTransfers();
@@ -222,11 +225,22 @@ private:
   std::vector<uint64_t> componentRounds_;     // rounds generated per component
   std::vector<std::vector<int>> dramReaders_; // by buffer: streams that read it with pops, first-seen order
   std::map<uint64_t, uint64_t> paddingAddr_;  // padding buffer uniqid -> NOC address of its constant tile
-  std::vector<bool> packerWindowed_;  // by buffer
-  std::vector<bool> packerMerged_;    // by buffer
-  std::vector<size_t> packerEmissions_; // by buffer: emissions per round
-  std::vector<std::vector<uint64_t>> packerFreed_; // by buffer: windowed: tiles released after each emission
-  std::vector<std::vector<std::pair<size_t, size_t>>> packerOrder_; // by buffer: emission order (reader, chunk)
+  // Packer lanes: the streams sending a packer's tiles. One lane per packer,
+  // or, for a fork (several reader pipes), one lane per reader pipe, each its
+  // own stream over the packer's buffer with its own read pointer.
+  std::vector<uint32_t> laneBuf_;            // by lane: the packer buffer
+  std::vector<int> laneStream_;              // by lane: its stream
+  std::vector<std::vector<size_t>> laneReaders_; // by lane: reader plans
+  std::map<std::pair<uint32_t, size_t>, size_t> laneOf_; // (packer buffer, plan) -> lane
+  std::vector<bool> packerWindowed_;  // by lane
+  std::vector<bool> packerMerged_;    // by lane
+  std::vector<size_t> packerEmissions_; // by lane: emissions per round
+  std::vector<std::vector<uint64_t>> packerFreed_; // by lane: windowed: tiles released after each emission
+  std::vector<std::vector<std::pair<size_t, size_t>>> packerOrder_; // by lane: emission order (reader, chunk)
+  int laneStream(uint32_t buf, size_t plan) const {
+    auto it = laneOf_.find({buf, plan});
+    return it == laneOf_.end() ? info_[buf].stream : laneStream_[it->second];
+  }
 };
 
 std::optional<uint32_t> Builder::resolve(uint64_t id, uint64_t& offset) const {
@@ -792,12 +806,17 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
   // with a free stream (the L1 check then reports the core).
   uint64_t top = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
   uint64_t capacity = top > contract::kDataBufferBase ? top - contract::kDataBufferBase : 0;
-  uint64_t ring = satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), tileSize);
+  uint64_t ring = role == StreamRole::Fork ? 0 : satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), tileSize);
+  auto kindOf = [](StreamRole r) {
+    return std::string(r == StreamRole::DramReader ? "DRAM reader" : r == StreamRole::DramWriter ? "DRAM writer" : "fork stream");
+  };
   auto l1Used = [&](uint32_t r, uint32_t c) {
     uint64_t used = 0;
     for (const StreamB& s : streams_)
       if (s.name.chip == chip && s.r == r && s.c == c)
-        used = satAdd(used, s.role == StreamRole::Operand ? satMul(s.ringTiles, s.msgSize) : satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), s.msgSize));
+        used = satAdd(used, s.role == StreamRole::Operand ? satMul(s.ringTiles, s.msgSize)
+                            : s.role == StreamRole::Fork ? 0
+                                                         : satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), s.msgSize));
     return used;
   };
   std::vector<std::pair<uint32_t, uint32_t>> ordered;
@@ -820,7 +839,7 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
       s.msgSize = tileSize;
       s.dataFormat = format;
       s.loc = locOf(p.pos);
-      std::string kind = role == StreamRole::DramReader ? "DRAM reader" : "DRAM writer";
+      std::string kind = kindOf(role);
       s.what = "stream " + std::to_string(id) + " (" + kind + " of pipe " + std::to_string(p.id) + ")";
       s.comment = kind + " of pipe " + std::to_string(p.id) + (p.comment.empty() ? "" : " (" + p.comment + ")") +
                   " on core " + coreText(r, c);
@@ -831,7 +850,7 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
   auto [r0, c0] = cores.front();
   auto d = pipeError("out-of-streams", p,
                      "core " + coreText(r0, c0) + " has no free overlay stream for the " +
-                         (role == StreamRole::DramReader ? "DRAM reader" : "DRAM writer") + " this pipe needs (" +
+                         kindOf(role) + " this pipe needs (" +
                          std::to_string(pool.size()) + " streams outside the operand range 8-39, all in use" +
                          (cores.size() > 1 ? " on every core of the pipe" : "") + ")");
   for (const StreamB& s : streams_)
@@ -843,11 +862,12 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
 // merged, FIFO or windowed (emission order, releases, ring). Returns true
 // when the ring had to grow past the buffer's size_tiles because readers
 // take the period in pieces that leave nothing to release between them.
-bool Builder::planPackerEmissions(size_t bi) {
+bool Builder::planPackerEmissions(size_t lane) {
+  const size_t bi = laneBuf_[lane];
   BufInfo& in = info_[bi];
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
   bool anyDirect = false;
-  for (size_t pi : in.readerPlans) {
+  for (size_t pi : laneReaders_[lane]) {
     const Plan& plan = plans_[pi];
     anyDirect |= plan.directDramWrite;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
@@ -861,7 +881,7 @@ bool Builder::planPackerEmissions(size_t bi) {
   bool merged = lists.size() > 1 && !anyDirect &&
                 std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; });
   std::vector<std::pair<uint64_t, uint64_t>> emissions;
-  std::vector<std::pair<size_t, size_t>>& order = packerOrder_[bi]; // (reader, its chunk index)
+  std::vector<std::pair<size_t, size_t>>& order = packerOrder_[lane]; // (reader, its chunk index)
   order.clear();
   if (merged || lists.size() == 1) {
     emissions = lists[0];
@@ -889,10 +909,10 @@ bool Builder::planPackerEmissions(size_t bi) {
     at += n;
   }
   fifo &= at == in.period;
-  packerMerged_[bi] = merged;
-  packerWindowed_[bi] = !fifo;
-  packerEmissions_[bi] = emissions.size();
-  packerFreed_[bi].clear();
+  packerMerged_[lane] = merged;
+  packerWindowed_[lane] = !fifo;
+  packerEmissions_[lane] = emissions.size();
+  packerFreed_[lane].clear();
   if (fifo) return false;
   // Windowed: after each emission release the longest prefix of the period
   // no later emission reads (and the packer has surely pushed); the ring
@@ -925,7 +945,8 @@ bool Builder::planPackerEmissions(size_t bi) {
     freed.back() = in.period;
     window = in.period;
   }
-  packerFreed_[bi] = std::move(freed);
+  packerFreed_[lane] = std::move(freed);
+  // Every lane sends from the packer's one buffer (the operand stream's ring).
   StreamB& s = streams_[static_cast<size_t>(in.stream)];
   s.ringTiles = std::max<uint64_t>(s.ringTiles, window);
   return opts_.releaseWindows && !merged && lists.size() > 1 && window > packer.sizeTiles;
@@ -972,18 +993,70 @@ bool Builder::placeEndpoints() {
                                                               [&](const Chunk& c) { return c.buf == src; });
   }
   // Packer emission modes.
-  packerWindowed_.assign(doc_.buffers.size(), false);
-  packerMerged_.assign(doc_.buffers.size(), false);
-  packerEmissions_.assign(doc_.buffers.size(), 0);
-  packerFreed_.assign(doc_.buffers.size(), {});
-  packerOrder_.assign(doc_.buffers.size(), {});
+  // Lanes: a fork gives every reader pipe after the first its own stream
+  // over the packer's buffer, so a consumer that stops taking tiles does not
+  // starve the others (fork-join graphs).
   for (size_t bi = 0; bi < doc_.buffers.size(); ++bi) {
     BufInfo& in = info_[bi];
     if (!in.isPacker || in.readerPlans.empty()) continue;
-    // A second attempt with this buffer's chunks split (below).
+    // Readers that are DRAM writes never wait on a join: a packer with fewer
+    // than two op readers keeps one lane (its readers interleave or share a
+    // multicast on the operand stream, as before), saving streams.
+    // A reader that jumps through the period (a TM's gather, a matmul's
+    // ublock order) makes its lane's window, and so the packer's ring, the
+    // whole period: lanes then only when the period is at most twice the
+    // buffer (else such forks keep the interleaved lane, whose split
+    // granules keep the ring small: output padding's 3072-tile periods).
+    size_t opReaders = 0;
+    bool inOrder = true;
+    for (size_t pi : in.readerPlans) {
+      opReaders += !plans_[pi].dramOut;
+      uint64_t next = 0;
+      for (const Chunk& c : plans_[pi].chunks) {
+        if (c.buf != bi) continue;
+        if (c.offset != next % std::max<uint64_t>(in.period, 1)) inOrder = false;
+        next = c.offset + c.tiles;
+      }
+    }
+    if (opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{B(static_cast<uint32_t>(bi)).sizeTiles})) {
+      for (size_t pi : in.readerPlans) laneOf_[{static_cast<uint32_t>(bi), pi}] = laneBuf_.size();
+      laneBuf_.push_back(static_cast<uint32_t>(bi));
+      laneStream_.push_back(in.stream);
+      laneReaders_.push_back(in.readerPlans);
+      continue;
+    }
+    for (size_t k = 0; k < in.readerPlans.size(); ++k) {
+      const size_t pi = in.readerPlans[k];
+      int stream = in.stream;
+      if (k > 0) {
+        const Buffer& b = B(bi);
+        stream = newExtraStream(pi, StreamRole::Fork, {{b.core.r, b.core.c}}, b.chipId, b.tileSize, formatOf(b));
+        if (stream < 0) return false;
+        StreamB& f = streams_[static_cast<size_t>(stream)];
+        f.buf = static_cast<int>(bi);
+        const Pipe& p = P(pi);
+        f.what = "stream " + std::to_string(f.name.streamId) + " (fork stream of " + bufName(b) + " for pipe " +
+                 std::to_string(p.id) + ")";
+        f.comment = "op '" + b.mdOpName + "' output " + std::to_string(b.id - 16) + " fork stream for pipe " +
+                    std::to_string(p.id) + " (" + bufName(b) + ") on core " + coreText(b.core.r, b.core.c);
+      }
+      laneOf_[{static_cast<uint32_t>(bi), pi}] = laneBuf_.size();
+      laneBuf_.push_back(static_cast<uint32_t>(bi));
+      laneStream_.push_back(stream);
+      laneReaders_.push_back({pi});
+    }
+  }
+  packerWindowed_.assign(laneBuf_.size(), false);
+  packerMerged_.assign(laneBuf_.size(), false);
+  packerEmissions_.assign(laneBuf_.size(), 0);
+  packerFreed_.assign(laneBuf_.size(), {});
+  packerOrder_.assign(laneBuf_.size(), {});
+  for (size_t lane = 0; lane < laneBuf_.size(); ++lane) {
+    // A second attempt with this buffer's chunks split (below; only for a
+    // lane of several readers).
     for (int attempt = 0; attempt < 2; ++attempt) {
-      if (!planPackerEmissions(bi)) break;
-      if (!splitPackerChunks(bi)) break;
+      if (!planPackerEmissions(lane)) break;
+      if (!splitPackerChunks(laneBuf_[lane])) break;
     }
   }
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
@@ -1018,7 +1091,7 @@ bool Builder::placeEndpoints() {
       }
     } else {
       if (plan.directDramWrite) {
-        plan.dramWriter = info_[plan.chunks.front().buf].stream;
+        plan.dramWriter = laneStream(plan.chunks.front().buf, pi);
       } else {
         std::vector<std::pair<uint32_t, uint32_t>> cores;
         for (const Chunk& c : plan.chunks) cores.push_back({B(c.buf).core.r, B(c.buf).core.c});
@@ -1058,18 +1131,18 @@ bool Builder::generate() {
         if (s >= 0) streams_[static_cast<size_t>(s)].component = static_cast<int>(k);
       };
       for (const Chunk& c : plan.chunks)
-        if (info_[c.buf].isPacker) setComponent(info_[c.buf].stream);
+        if (info_[c.buf].isPacker) setComponent(laneStream(c.buf, pi));
       for (const auto& g : plan.groupStreams)
         for (int s : g) setComponent(s);
       setComponent(plan.dramReader);
       setComponent(plan.dramWriter);
     }
     for (uint64_t round = 0; round < rounds; ++round) {
-      std::map<std::pair<uint32_t, uint64_t>, size_t> merged; // (packer, emission) -> transfer
-      // Packer transfers of this round by (packer, reader, chunk): they join
-      // the packer's list in the packer's emission order once the round is built.
-      std::map<std::tuple<uint32_t, size_t, size_t>, size_t> pending;
-      std::set<uint32_t> packers;
+      std::map<std::pair<size_t, uint64_t>, size_t> merged; // (lane, emission) -> transfer
+      // Packer transfers of this round by (lane, reader, chunk): they join
+      // the lane's list in the lane's emission order once the round is built.
+      std::map<std::tuple<size_t, size_t, size_t>, size_t> pending;
+      std::set<size_t> packers;  // lanes
       for (size_t pi : comp) {
         const Plan& plan = plans_[pi];
         std::map<uint32_t, uint64_t> emission; // packer -> index of its chunk in this plan's round
@@ -1113,7 +1186,8 @@ bool Builder::generate() {
               continue;
             }
             // A packer.
-            sender = in.stream;
+            const size_t lane = laneOf_.at({ch.buf, pi});
+            sender = laneStream_[lane];
             if (plan.dramOut) {
               if (plan.dramWriter == sender) senderDst = Dst::DramOut;
               else dest.push_back(plan.dramWriter), roles.push_back(Dst::DramOut);
@@ -1121,10 +1195,10 @@ bool Builder::generate() {
               for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
             }
             uint64_t j = emission[ch.buf]++;
-            const auto& readers = info_[ch.buf].readerPlans;
-            size_t reader = packerMerged_[ch.buf] ? 0 : static_cast<size_t>(std::find(readers.begin(), readers.end(), pi) - readers.begin());
-            if (packerMerged_[ch.buf]) {
-              auto it = merged.find({ch.buf, j});
+            const auto& readers = laneReaders_[lane];
+            size_t reader = packerMerged_[lane] ? 0 : static_cast<size_t>(std::find(readers.begin(), readers.end(), pi) - readers.begin());
+            if (packerMerged_[lane]) {
+              auto it = merged.find({lane, j});
               if (it != merged.end()) {
                 Transfer& t = transfers_[it->second];
                 for (size_t d = 0; d < dest.size(); ++d) {
@@ -1141,7 +1215,7 @@ bool Builder::generate() {
             t.plan = pi;
             t.tiles = ch.tiles;
             t.src = Src::Packer;
-            if (packerWindowed_[ch.buf]) {
+            if (packerWindowed_[lane]) {
               t.periodTiles = in.period;
               t.offset = ch.offset;
             }
@@ -1152,14 +1226,14 @@ bool Builder::generate() {
             t.destPlan.assign(dest.size(), pi);
             size_t id = transfers_.size();
             transfers_.push_back(std::move(t));
-            pending[{ch.buf, reader, j}] = id;
-            packers.insert(ch.buf);
+            pending[{lane, reader, j}] = id;
+            packers.insert(lane);
             for (int s : dest) addItem(s, id);
-            if (packerMerged_[ch.buf]) merged[{ch.buf, j}] = id;
+            if (packerMerged_[lane]) merged[{lane, j}] = id;
           }
         }
       }
-      for (uint32_t b : packers) {
+      for (size_t b : packers) {
         const auto& order = packerOrder_[b];
         for (size_t e = 0; e < order.size(); ++e) {
           auto it = pending.find({b, order[e].first, order[e].second});
@@ -1170,7 +1244,7 @@ bool Builder::generate() {
             t.freedBefore = e == 0 ? 0 : packerFreed_[b][e - 1];
             t.freed = packerFreed_[b][e];
           }
-          addItem(info_[b].stream, it->second);
+          addItem(laneStream_[b], it->second);
         }
       }
     }
@@ -1362,7 +1436,7 @@ bool Builder::emitPhases(Generated& out) {
   // Extra streams: ring sizes from their phases.
   for (size_t si = 0; si < streams_.size(); ++si) {
     StreamB& s = streams_[si];
-    if (s.role == StreamRole::Operand) continue;
+    if (s.role == StreamRole::Operand || s.role == StreamRole::Fork) continue;
     uint64_t most = 1;
     for (const auto& ph : phases[si]) most = std::max<uint64_t>(most, ph.numMsgs);
     s.ringTiles = std::min<uint64_t>(most, std::max<uint32_t>(1, opts_.extraStreamRingTiles));
@@ -1498,7 +1572,8 @@ bool Builder::allocateL1(Generated& out) {
   uint64_t top = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
   std::map<CoreKey, std::vector<size_t>> byCore;
   for (size_t si = 0; si < streams_.size(); ++si)
-    byCore[{streams_[si].name.chip, streams_[si].r, streams_[si].c}].push_back(si);
+    if (streams_[si].role != StreamRole::Fork)  // fork streams use their packer's buffer
+      byCore[{streams_[si].name.chip, streams_[si].r, streams_[si].c}].push_back(si);
   for (auto& [core, list] : byCore) {
     std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
       const StreamB &x = streams_[a], &y = streams_[b];
@@ -1543,6 +1618,13 @@ bool Builder::allocateL1(Generated& out) {
       out.l1.push_back({s.name, s.bufAddr, s.bufSize, s.what});
     }
   }
+  for (StreamB& s : streams_)
+    if (s.role == StreamRole::Fork) {
+      const StreamB& owner = streams_[static_cast<size_t>(info_[static_cast<size_t>(s.buf)].stream)];
+      s.bufAddr = owner.bufAddr;
+      s.bufSize = owner.bufSize;
+      s.ringTiles = owner.ringTiles;
+    }
   return diags_.errorCount() == errors;
 }
 

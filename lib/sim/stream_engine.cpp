@@ -54,12 +54,25 @@ struct StreamEngine::Ring {
   // written the tile: a phase may free tiles past the last one it sent.
   uint64_t releaseAsked = 0, releaseScheduled = 0;
   bool releasePending = false;  // in releasePending_
+  ProducerGroup* group = nullptr;  // kernelProduces: the streams sharing the packer's buffer
   std::vector<uint64_t> slotTime;
+};
+
+// The streams sending one packer buffer (an output operand): the operand
+// stream and its fork streams (non-operand streams with source_endpoint
+// phases over the same buffer). Each keeps its own read and free pointers
+// (its Ring); the kernel's ACKED moves to the least of their freed counts, so
+// a slot is free for the packer only when every fork stream has sent it.
+struct StreamEngine::ProducerGroup {
+  size_t expected = 0;        // producing streams configured over the buffer
+  std::vector<Ring*> rings;   // created so far
+  uint64_t acked = 0;         // tiles acked to the kernel (ring counter)
 };
 
 struct StreamEngine::CoreSlot {
   CoreCoord noc;
   TensixCore* core = nullptr;
+  std::map<int, ProducerGroup> producers;  // by output operand
   std::array<uint64_t, 2> portBusy{};  // per NOC: the sender port is free from this cycle
   uint64_t lastActivity = 0;
 };
@@ -90,6 +103,7 @@ struct StreamEngine::Stream {
   uint32_t iter = 0;
   bool done = false;
   bool entered = false;
+  bool fork = false;  // a fork stream: sends its output operand's buffer beside the operand stream
   int operand = -1;
   std::vector<std::unique_ptr<Ring>> rings;
   Ring* ring = nullptr;
@@ -151,6 +165,7 @@ void StreamEngine::clear() {
     if (cs) {
       cs->portBusy = {};
       cs->lastActivity = 0;
+      cs->producers.clear();
     }
   seq_ = 0;
   now_ = 0;
@@ -188,6 +203,15 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     fault = {category, cname, "core '" + cname + "': stream " + std::to_string(s.name.streamId) + ": " + what};
     return false;
   };
+  // Fork streams: a non-operand stream whose source_endpoint phases use the
+  // buffer of an operand stream's source_endpoint phases (the packer's
+  // buffer) sends from that buffer too, with its own read pointer.
+  std::map<uint32_t, int> packerBuffers;  // buf_addr -> output operand
+  for (const blob::Stream& bs : b.streams)
+    if (isOperandStream(bs.name.streamId))
+      for (const StreamPhase& p : bs.phases)
+        if (p.sourceEndpoint && !p.localReceiver && !p.intermediate)
+          packerBuffers.emplace(p.bufAddr, static_cast<int>(bs.name.streamId - blob::kOperandStreamBase));
   std::vector<std::unique_ptr<Stream>> added;
   for (const blob::Stream& bs : b.streams) {
     const uint32_t id = bs.name.streamId;
@@ -203,6 +227,20 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     s->core = cs;
     s->phases = bs.phases;
     s->operand = isOperandStream(id) ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
+    if (s->operand < 0 && !s->phases.empty()) {
+      const auto it = packerBuffers.find(s->phases.front().bufAddr);
+      if (it != packerBuffers.end()) {
+        bool allSource = true;
+        for (const StreamPhase& p : s->phases)
+          allSource &= p.sourceEndpoint && p.bufAddr == s->phases.front().bufAddr;
+        if (!allSource)
+          return fail("bad-stream-config", bs,
+                      "a fork stream (sending the buffer of output operand " + std::to_string(it->second) +
+                          ") must have only source_endpoint phases on that buffer");
+        s->operand = it->second;
+        s->fork = true;
+      }
+    }
     if (s->phases.empty()) s->done = true;
     else s->iters = std::max<uint32_t>(1, s->phases.front().numItersInEpoch);
     bool produces = false, consumes = false, local = false;
@@ -222,7 +260,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                          "destination role (local_receiver, remote_receiver, dram_output)");
       if ((p.sourceEndpoint || p.localReceiver) && s->operand < 0)
         return fail("bad-stream-config", bs,
-                    ph + "source_endpoint and local_receiver need an operand stream (8-39)");
+                    ph + "source_endpoint and local_receiver need an operand stream (8-39) or, for "
+                         "source_endpoint, a fork stream over an output operand's buffer");
       if (p.msgSize == 0) return fail("bad-stream-config", bs, ph + "msg_size is 0");
       if (p.bufSize < p.msgSize || p.bufSize % p.msgSize != 0)
         return fail("bad-stream-config", bs,
@@ -289,6 +328,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
       // A kernel-local buffer (e.g. an intermediate): pack pushes and unpack
       // pops through the counters; the stream moves nothing.
       s->done = true;
+    } else if (produces && s->operand >= 0) {
+      ++cs->producers[s->operand].expected;
     }
     added.push_back(std::move(s));
   }
@@ -302,7 +343,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
 // --- Rings and phases --------------------------------------------------------------
 
 uint64_t StreamEngine::ringValid(const Ring& r) const {
-  if (r.kernelProduces) return r.freed + r.core->tilesOccupied(static_cast<uint32_t>(r.operand));
+  if (r.kernelProduces)
+    return (r.group ? r.group->acked : r.freed) + r.core->tilesOccupied(static_cast<uint32_t>(r.operand));
   return r.valid;
 }
 
@@ -338,8 +380,15 @@ StreamEngine::Ring* StreamEngine::ringFor(Stream& s, const StreamPhase& p) {
     // The kernel's counters start at what they hold now (0 after an epoch reset).
     const uint32_t op = static_cast<uint32_t>(s.operand);
     if (r->kernelConsumes) r->valid = r->reserved = r->core->tilesReceived(op);
-    if (r->kernelProduces)
-      r->freed = r->sent = r->periodBase = r->releaseAsked = r->releaseScheduled = r->core->tilesAcked(op);
+    if (r->kernelProduces) {
+      ProducerGroup& g = s.core->producers[s.operand];
+      if (g.rings.empty()) g.acked = r->core->tilesAcked(op);
+      g.rings.push_back(r.get());
+      r->group = &g;
+      // A fork stream created late starts where the kernel's ACKED stands
+      // (nothing is acked before every producing stream exists).
+      r->freed = r->sent = r->periodBase = r->releaseAsked = r->releaseScheduled = g.acked;
+    }
     r->observed = r->freed;
   }
   r->slotTime.assign(r->slots, 0);
@@ -503,7 +552,20 @@ bool StreamEngine::deliverDue(uint64_t until) {
       if (r.kernelConsumes) r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
     } else {
       ++r.freed;
-      if (r.kernelProduces) r.core->addTilesAcked(static_cast<uint32_t>(r.operand), 1);
+      if (r.kernelProduces) {
+        // The packer gets a slot back once every stream over its buffer has freed it.
+        ProducerGroup* g = r.group;
+        uint64_t least = r.freed;
+        if (g) {
+          if (g->rings.size() < g->expected) least = g->acked;
+          for (const Ring* o : g->rings) least = std::min(least, o->freed);
+        }
+        const uint64_t base = g ? g->acked : r.freed - 1;
+        if (least > base) {
+          r.core->addTilesAcked(static_cast<uint32_t>(r.operand), static_cast<uint32_t>(least - base));
+          if (g) g->acked = least;
+        }
+      }
     }
     r.slot->lastActivity = std::max(r.slot->lastActivity, e.time);
     lastActivity_ = std::max(lastActivity_, e.time);

@@ -123,6 +123,7 @@ public:
 
 private:
   struct Ring;
+  struct ProducerGroup;
   struct Stream;
   struct CoreSlot;
   struct DramCursor;

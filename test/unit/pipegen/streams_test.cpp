@@ -177,48 +177,52 @@ TEST_CASE("pipe_periodic_repeat re-sends each period", "[pipegen][streams]") {
 }
 
 TEST_CASE("forks: one packer, several pipes", "[pipegen][streams]") {
-  SECTION("the same tiles to every pipe: one multicast phase") {
+  // Every pipe after the first gets its own fork stream on the packer's core
+  // (lowest free id: 0) over the packer's buffer, with its own phases.
+  auto checkFork = [](const blob::Stream* op, const blob::Stream* fork) {
+    REQUIRE(op);
+    REQUIRE(fork);
+    for (const auto& ph : fork->phases) {
+      CHECK(ph.sourceEndpoint);
+      CHECK(ph.bufAddr == op->phases[0].bufAddr);
+      CHECK(ph.bufSize == op->phases[0].bufSize);
+    }
+  };
+  SECTION("the same tiles to every pipe: a stream per pipe") {
     Run r = run(packer(100, 0, 0, 2, 2, 4) + unpacker(200, 0, 1, 0, 2, 4) + unpacker(201, 0, 2, 0, 2, 4) +
                 pipeDoc(300, "[100]", "[200]") + pipeDoc(301, "[100]", "[201]"));
     INFO(r.messages());
     REQUIRE(r.gen);
     const auto* s = stream(r, 1, 1, 24);
-    REQUIRE(s);
+    const auto* f = stream(r, 1, 1, 0);
+    checkFork(s, f);
     REQUIRE(s->phases.size() == 1);
-    CHECK(s->phases[0].dest == std::vector<blob::StreamName>{sn(1, 2, 8), sn(1, 3, 8)});
+    CHECK(s->phases[0].dest == std::vector<blob::StreamName>{sn(1, 2, 8)});
+    REQUIRE(f->phases.size() == 1);
+    CHECK(f->phases[0].dest == std::vector<blob::StreamName>{sn(1, 3, 8)});
+    CHECK(f->phases[0].pipeId == 301);
     CHECK(stream(r, 1, 2, 8)->phases[0].pipeId == 300);
-    CHECK(stream(r, 1, 3, 8)->phases[0].pipeId == 301);
+    CHECK(stream(r, 1, 3, 8)->phases[0].src == std::vector<blob::StreamName>{sn(1, 1, 0)});
   }
-  SECTION("each pipe its part of the period, in order: FIFO") {
+  SECTION("each pipe its part of the period: each stream a window") {
     Run r = run(packer(100, 0, 0, 2, 1, 4, kScatter2) + unpacker(200, 0, 1, 0, 2, 4) + unpacker(201, 0, 2, 0, 2, 4) +
                 pipeDoc(300, "[100]", "[200]") + pipeDoc(301, "[101]", "[201]"));
     INFO(r.messages());
     REQUIRE(r.gen);
     const auto* s = stream(r, 1, 1, 24);
-    REQUIRE(s);
-    REQUIRE(s->phases.size() == 2);
-    CHECK(s->phases[0].srcPeriodTiles == 0);
+    const auto* f = stream(r, 1, 1, 0);
+    checkFork(s, f);
+    REQUIRE(s->phases.size() == 1);
+    REQUIRE(f->phases.size() == 1);
     CHECK(s->phases[0].dest == std::vector<blob::StreamName>{sn(1, 2, 8)});
-    CHECK(s->phases[1].dest == std::vector<blob::StreamName>{sn(1, 3, 8)});
-    checkRemote(s->phases[1], 1, 4);
+    CHECK(f->phases[0].dest == std::vector<blob::StreamName>{sn(1, 3, 8)});
+    CHECK(s->phases[0].srcPeriodTiles == f->phases[0].srcPeriodTiles);
+    CHECK(s->phases[0].srcTileOffset != f->phases[0].srcTileOffset);
+    CHECK(s->phases[0].srcPeriodDone);
+    CHECK(f->phases[0].srcPeriodDone);
   }
-  SECTION("parts in reverse pipe order: sent in tile order, still FIFO") {
-    // Pipe 300 takes tile 1, pipe 301 tile 0 of each period: the packer
-    // stream interleaves its pipes by tile offset, so it sends tile 0 (to
-    // 301's receiver) first and needs no window.
-    Run r = run(packer(100, 0, 0, 2, 1, 4, kScatter2) + unpacker(200, 0, 1, 0, 2, 4) + unpacker(201, 0, 2, 0, 2, 4) +
-                pipeDoc(300, "[101]", "[200]") + pipeDoc(301, "[100]", "[201]"));
-    INFO(r.messages());
-    REQUIRE(r.gen);
-    const auto* s = stream(r, 1, 1, 24);
-    REQUIRE(s);
-    REQUIRE(s->phases.size() == 2);
-    CHECK(s->phases[0].srcPeriodTiles == 0);
-    CHECK(s->phases[0].dest == std::vector<blob::StreamName>{sn(1, 3, 8)});
-    CHECK(s->phases[1].dest == std::vector<blob::StreamName>{sn(1, 2, 8)});
-    checkRemote(s->phases[0], 1, 4);
-  }
-  SECTION("a fork into DRAM and into an op: phases alternate destinations") {
+  SECTION("a fork into DRAM and into an op: one op reader keeps one stream, phases alternate destinations") {
+    // A DRAM write never waits on a join, so no fork stream is spent on it.
     Run r = run(packer(100, 0, 0, 2, 2, 4) + unpacker(200, 0, 1, 0, 2, 4) + queue(300, 2, 2, 4, 2, 0, 0x1000) +
                 pipeDoc(400, "[100]", "[200]") + pipeDoc(401, "[100]", "[300]"));
     INFO(r.messages());
