@@ -78,6 +78,9 @@ std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const 
   std::vector<std::vector<uint8_t>> cores;
   cores.reserve(static_cast<size_t>(b.gridR * b.gridC));
   std::array<float, kTileValues> tile{};
+  // RawUInt32 words above 2^24 do not survive a float (sparse-matmul
+  // encodings use all 32 bits): write the exact words when the tensor has them.
+  const bool exactWords = df == DataFormat::RawUInt32 && tensor.rawBits.size() == tensor.data.size();
   for (int64_t cr = 0; cr < b.gridR; ++cr)
     for (int64_t cc = 0; cc < b.gridC; ++cc) {
       const std::vector<TileCoord> order = coreTileOrder(b, cr, cc);
@@ -89,6 +92,13 @@ std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const 
           std::copy(src, src + kTileDim, tile.begin() + r * kTileDim);
         }
         packTile(df, tile, std::span<uint8_t>(buf.data() + k * bytes, bytes));
+        if (exactWords) // raw tiles hold their values row-major after the header
+          for (int64_t r = 0; r < kTileDim; ++r)
+            for (int64_t c = 0; c < kTileDim; ++c) {
+              const uint32_t word = tensor.rawBits[tensor.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim + c)];
+              uint8_t* at = buf.data() + k * bytes + kTileHeaderBytes + static_cast<size_t>(r * kTileDim + c) * 4;
+              for (int byte = 0; byte < 4; ++byte) at[byte] = static_cast<uint8_t>(word >> (8 * byte)); // little-endian
+            }
       }
     }
   return cores;

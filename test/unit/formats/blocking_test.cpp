@@ -168,3 +168,30 @@ TEST_CASE("blockingOf reads queue and op fields", "[formats][blocking]") {
   CHECK(ob.t == 1); // absent -> 1
   CHECK(ob.order == UblockOrder::R);
 }
+
+TEST_CASE("tilize: RawUInt32 words from rawBits stay exact above 2^24", "[formats][blocking]") {
+  // One tile; a sparse-matmul-like header word 0x01000001 becomes 0x01000000
+  // through a float (24 significant bits).
+  Blocking b;
+  Tensor t(1, 1, 32, 32);
+  t.rawBits.assign(t.data.size(), 0);
+  const uint32_t words[3] = {0x01000001u, 0xC0000003u, 0xFFFFFFFFu};
+  const size_t at[3] = {0, 1, 32 * 5 + 7}; // row-major positions [0,0], [0,1], [5,7]
+  for (int i = 0; i < 3; ++i) {
+    t.rawBits[at[i]] = words[i];
+    t.data[at[i]] = static_cast<float>(words[i]);
+  }
+  auto cores = tilize(t, 0, b, DataFormat::RawUInt32);
+  REQUIRE(cores.size() == 1);
+  for (int i = 0; i < 3; ++i) {
+    uint32_t got = 0;
+    for (int byte = 0; byte < 4; ++byte) got |= uint32_t{cores[0][16 + at[i] * 4 + byte]} << (8 * byte);
+    CHECK(got == words[i]);
+  }
+  // Without rawBits the float path rounds: the header word loses its low bit.
+  t.rawBits.clear();
+  auto rounded = tilize(t, 0, b, DataFormat::RawUInt32);
+  uint32_t first = 0;
+  for (int byte = 0; byte < 4; ++byte) first |= uint32_t{rounded[0][16 + byte]} << (8 * byte);
+  CHECK(first == 0x01000000u);
+}

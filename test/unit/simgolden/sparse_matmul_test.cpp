@@ -197,10 +197,13 @@ Result runCase(const SparseCase& sc) {
     actParts.push_back(std::move(act));
     encParts.push_back(host::generateSparseEncoding(shape, sc.freq, true, s2.t, s2.r * kTile, s2.c * kTile, g));
   }
-  const Tensor sparse = stack(sparseParts), actBase = stack(actParts), enc = stack(encParts);
-  // What the op sees, and what the pipe delivers (the kernel transposes
-  // each tile of input 1 itself).
-  const Tensor act = golden::applyTms(actBase, op->inputs[1].tms);
+  // What the op sees (TMs applied: e.g. the corpus's c broadcasts of inputs
+  // 0 and 2, which keep the encoding's raw words), and what the pipe
+  // delivers (the kernel transposes each tile of input 1 itself).
+  const Tensor sparse = golden::applyTms(stack(sparseParts), op->inputs[0].tms);
+  const Tensor act = golden::applyTms(stack(actParts), op->inputs[1].tms);
+  const Tensor enc = golden::applyTms(stack(encParts), op->inputs[2].tms);
+  REQUIRE(enc.rawBits.size() == enc.data.size());
   int transposes = 0;
   for (const auto& tm : op->inputs[1].tms) transposes += tm.kind == netlist::TmKind::Transpose ? 1 : 0;
 
@@ -490,6 +493,40 @@ TEST_CASE("sim vs golden: sparse matmul of corpus models", "[simgolden][sparse][
     // one 4 KiB encoding tile: mostly zero ublocks and tiles, as in a
     // convolution, else the adaptive stimulus ends with empty strips.
     c.freq = {0.0, 0.8, 0.98, 4096};
+    check(c);
+  }
+}
+
+// The sparse matmul op tests of the corpus (verif/op_tests), core (0, 0),
+// with their own zero frequencies. They broadcast inputs 0 and 2 over the
+// grid columns, use 8 tile pointer bits (so most encoding words are above
+// 2^24: the raw words must reach the core exactly) and several strips per t.
+TEST_CASE("sim vs golden: sparse matmul op tests of the corpus", "[simgolden][sparse][corpus]") {
+  for (const char* file : {"verif/op_tests/netlists/netlist_matmul_ident_op.yaml",
+                           "verif/op_tests/netlists/netlist_matmul_ident_op_1564.yaml",
+                           "verif/op_tests/netlists/netlist_matmul_ident_op_max_tiles_in_ublock.yaml",
+                           "verif/op_tests/netlists/netlist_matmul_ident_kernel_broadcast.yaml"}) {
+    const std::string text = corpusFile(file);
+    if (text.empty()) {
+      WARN("corpus netlist " << file << " not found: skipped");
+      continue;
+    }
+    SourceBuffer src(file, text);
+    DiagnosticEngine diags;
+    auto nl = netlist::parseNetlist(src, diags);
+    REQUIRE(nl);
+    std::string opName;
+    for (const auto& g : nl->graphs)
+      for (const auto& o : g.ops)
+        if (opName.empty() && o.type.value == "matmul" && o.attributes.identity.value) opName = o.name;
+    REQUIRE(!opName.empty());
+    SparseCase c;
+    c.label = file;
+    c.netlist = text;
+    c.op = opName;
+    c.entries = 1;
+    c.expect = Expect::Close;
+    c.freq = {0.5, 0.5, 0.5, 4096};
     check(c);
   }
 }
