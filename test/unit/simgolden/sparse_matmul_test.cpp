@@ -27,6 +27,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -461,6 +463,30 @@ TEST_CASE("sim vs golden: sparse matmul shapes, bits, m_k and u_kt", "[simgolden
   }
 }
 
+// The first identity matmul of a corpus netlist as a one-entry case the
+// simulator must match within tolerance; nullopt (with a warning) when the
+// corpus is not beside the checkout.
+std::optional<SparseCase> corpusSparseCase(const std::string& file) {
+  const std::string text = corpusFile(file);
+  if (text.empty()) {
+    WARN("corpus netlist " << file << " not found: skipped");
+    return std::nullopt;
+  }
+  SourceBuffer src(file, text);
+  DiagnosticEngine diags;
+  auto nl = netlist::parseNetlist(src, diags);
+  REQUIRE(nl);
+  SparseCase c;
+  for (const auto& g : nl->graphs)
+    for (const auto& o : g.ops)
+      if (c.op.empty() && o.type.value == "matmul" && o.attributes.identity.value) c.op = o.name;
+  REQUIRE(!c.op.empty());
+  c.netlist = text;
+  c.entries = 1;
+  c.expect = Expect::Close;
+  return c;
+}
+
 // The sparse ops of corpus models, core (0, 0) of the first such op.
 TEST_CASE("sim vs golden: sparse matmul of corpus models", "[simgolden][sparse][corpus]") {
   struct Model {
@@ -469,26 +495,10 @@ TEST_CASE("sim vs golden: sparse matmul of corpus models", "[simgolden][sparse][
   };
   for (const Model m : {Model{"perf_lib/graph_tests/grayskull/inference/resnet50_lofi_bfp8b_may18.yaml", "resnet50"},
                         Model{"perf_lib/graph_tests/blackhole/yolo_v5_hifi3_fp16b.yaml", "yolo_v5"}}) {
-    const std::string text = corpusFile(m.file);
-    if (text.empty()) {
-      WARN("corpus netlist " << m.file << " not found: skipped");
-      continue;
-    }
-    SourceBuffer src(m.file, text);
-    DiagnosticEngine diags;
-    auto nl = netlist::parseNetlist(src, diags);
-    REQUIRE(nl);
-    std::string opName;
-    for (const auto& g : nl->graphs)
-      for (const auto& o : g.ops)
-        if (opName.empty() && o.type.value == "matmul" && o.attributes.identity.value) opName = o.name;
-    REQUIRE(!opName.empty());
-    SparseCase c;
-    c.label = std::string(m.label) + " " + opName;
-    c.netlist = text;
-    c.op = opName;
-    c.entries = 1;
-    c.expect = Expect::Close;
+    std::optional<SparseCase> found = corpusSparseCase(m.file);
+    if (!found) continue;
+    SparseCase& c = *found;
+    c.label = std::string(m.label) + " " + c.op;
     // Their ublocks hold up to ublock rows x u_kt (resnet50: 784) tiles in
     // one 4 KiB encoding tile: mostly zero ublocks and tiles, as in a
     // convolution, else the adaptive stimulus ends with empty strips.
@@ -506,26 +516,10 @@ TEST_CASE("sim vs golden: sparse matmul op tests of the corpus", "[simgolden][sp
                            "verif/op_tests/netlists/netlist_matmul_ident_op_1564.yaml",
                            "verif/op_tests/netlists/netlist_matmul_ident_op_max_tiles_in_ublock.yaml",
                            "verif/op_tests/netlists/netlist_matmul_ident_kernel_broadcast.yaml"}) {
-    const std::string text = corpusFile(file);
-    if (text.empty()) {
-      WARN("corpus netlist " << file << " not found: skipped");
-      continue;
-    }
-    SourceBuffer src(file, text);
-    DiagnosticEngine diags;
-    auto nl = netlist::parseNetlist(src, diags);
-    REQUIRE(nl);
-    std::string opName;
-    for (const auto& g : nl->graphs)
-      for (const auto& o : g.ops)
-        if (opName.empty() && o.type.value == "matmul" && o.attributes.identity.value) opName = o.name;
-    REQUIRE(!opName.empty());
-    SparseCase c;
+    std::optional<SparseCase> found = corpusSparseCase(file);
+    if (!found) continue;
+    SparseCase& c = *found;
     c.label = file;
-    c.netlist = text;
-    c.op = opName;
-    c.entries = 1;
-    c.expect = Expect::Close;
     c.freq = {0.5, 0.5, 0.5, 4096};
     check(c);
   }
