@@ -107,10 +107,10 @@ std::optional<std::string> Builder::stampKey(const Job& job, std::string& error)
   support::Sha256 h;
   h.field("tessera-stage-stamp-1");
   for (const std::string& a : job.argv) h.field(a);
-  std::error_code ec;
-  auto size = fs::file_size(job.argv[0], ec);
-  auto mtime = fs::last_write_time(job.argv[0], ec);
-  h.field(ec ? "?" : std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count()));
+  std::error_code sizeError, timeError;
+  auto size = fs::file_size(job.argv[0], sizeError);
+  auto mtime = fs::last_write_time(job.argv[0], timeError);
+  h.field(sizeError || timeError ? "?" : std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count()));
   for (const std::string& in : job.inputs) {
     auto bytes = readFile(in, error);
     if (!bytes) {

@@ -14,6 +14,7 @@
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/yaml_tree.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -210,21 +211,19 @@ std::filesystem::path netlistCopyDir(const std::string& buildDir) { return std::
 // `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
 std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
   std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
-  auto text = readFile(epochs, error);
-  if (!text) {
-    error = "cannot read '" + epochs + "': " + error + " (build it with: loader run <netlist> --build-dir " + dir + ")";
+  auto index = yaml::Document::readMapFile(epochs, error);
+  if (!index) {
+    error += " (build it with: loader run <netlist> --build-dir " + dir + ")";
     return std::nullopt;
   }
-  std::istringstream lines(*text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.starts_with("netlist: ")) {
-      std::string path = (netlistCopyDir(dir) / line.substr(9)).string();
-      if (std::filesystem::exists(path)) return path;
-      error = "'" + dir + "' has no copy of its netlist '" + line.substr(9) +
-              "' (loader run writes one; copy the netlist there)";
-      return std::nullopt;
-    }
-  error = "'" + epochs + "' names no netlist";
+  const std::string name = index->root()["netlist"].Scalar();
+  if (name.empty()) {
+    error = "'" + epochs + "' names no netlist";
+    return std::nullopt;
+  }
+  std::string path = (netlistCopyDir(dir) / name).string();
+  if (std::filesystem::exists(path)) return path;
+  error = "'" + dir + "' has no copy of its netlist '" + name + "' (loader run writes one; copy the netlist there)";
   return std::nullopt;
 }
 
