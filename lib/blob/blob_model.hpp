@@ -74,10 +74,10 @@
 //   firmware marks the kernel's output operand untilized with that row
 //   stride. On a dramOutput phase the slot is the whole output tensor
 //   row-major (untilizeZDim slices of untilizeFullRDim x 32 rows of
-//   untilizeFullCDim x 32 datums) and the k-th block written into it
-//   (k = msg index in the slot / (untilizeZDim x block msgs), in gather
-//   order: cores row-major) lands at block row k / (untilizeFullCDim /
-//   untilizeCDim), block column k % (untilizeFullCDim / untilizeCDim).
+//   untilizeFullCDim x 32 datums); msgs arrive slice by slice, each core's
+//   block in turn (cores row-major), and the k-th block of a slice lands at
+//   block row k / (untilizeFullCDim / untilizeCDim), block column
+//   k % (untilizeFullCDim / untilizeCDim).
 // - DRAM writes (dramOutput) are FIFO: tiles fill the slot at the wr pointer
 //   in order; when dramBufSizeTiles tiles are written the wr pointer advances
 //   (not for dramRam: every slot's worth overwrites the slot the header

@@ -596,8 +596,8 @@ private:
   }
 
   // An op writing a queue: each queue cell gathers its tiles, in the
-  // queue's order, from the op's cores; an untilized output gathers every
-  // core's whole block (row-major cores) into its one-cell queue.
+  // queue's order, from the op's cores; an untilized output gathers, per t
+  // slice, every core's block (row-major cores) into its one-cell queue.
   void buildQueueWrite(const Queue& q, const Op& op) {
     if (isGradient(op)) return; // accumulates in L1 (gradient_op buffers)
     const std::vector<uint32_t>& cells = queueBuffers(q);
@@ -649,11 +649,15 @@ private:
         p.outputs.push_back(cells[static_cast<size_t>(r * qb.gridC + c)]);
         std::set<uint32_t> from;
         if (untilize) {
-          const int64_t tiles = entryTiles(ob);
-          for (uint32_t h : outs) {
-            for (int64_t k = 0; k < tiles; ++k) p.tiles.push_back(SourceTile{h, k});
-            from.insert(h);
-          }
+          // Slice by slice, each core's block in turn: a gather of every
+          // core's whole entry would hold the others' packers full until the
+          // first finished (a hang when they share an input, as in BUDA's
+          // packer_serial_fork tests).
+          const int64_t block = ob.tilesPerCore() / std::max<int64_t>(1, ob.t);
+          for (int64_t z = 0; z < ob.t; ++z)
+            for (uint32_t h : outs)
+              for (int64_t k = 0; k < block; ++k) p.tiles.push_back(SourceTile{h, z * block + k});
+          from.insert(outs.begin(), outs.end());
         } else {
           for (const formats::TileCoord& tc : formats::coreTileOrder(qb, r, c)) {
             const TileSource src = map->source(TileRef{tc.t, tc.rt, tc.ct});

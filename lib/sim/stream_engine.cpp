@@ -783,9 +783,10 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
 
 // One msg of an untilized output into the slot at `slotBase`, which holds the
 // whole tensor row-major (blob_model.hpp): msg `j` of the slot is part of
-// block k = j / (z slices x block msgs) (the pipe's gather order: each core's
-// whole entry in turn), slice (j / block msgs) % z; its bytes continue the
-// block's rows, each row landing at its place in the tensor's row.
+// slice z = j / (blocks x block msgs) and, within it, block
+// k = (j / block msgs) % blocks (the pipe's gather order: slice by slice,
+// each core's block in turn); its bytes continue the block's rows, each row
+// landing at its place in the tensor's row.
 bool StreamEngine::writeUntilized(const StreamPhase& p, const DramLocation& loc, uint64_t slotBase, uint32_t j,
                                   const uint8_t* src) {
   Dram& mem = memOf(loc);
@@ -793,7 +794,8 @@ bool StreamEngine::writeUntilized(const StreamPhase& p, const DramLocation& loc,
   const uint64_t blockMsgs = uint64_t{p.untilizeRDim} * p.untilizeCDim;
   const uint64_t blockRowBytes = uint64_t{p.untilizeCDim} * 32 * eb, fullRowBytes = uint64_t{p.untilizeFullCDim} * 32 * eb;
   const uint64_t blocksPerRow = p.untilizeFullCDim / p.untilizeCDim;
-  const uint64_t k = j / (blockMsgs * p.untilizeZDim), z = (j / blockMsgs) % p.untilizeZDim, m = j % blockMsgs;
+  const uint64_t blocks = blocksPerRow * (p.untilizeFullRDim / p.untilizeRDim);
+  const uint64_t z = j / (blockMsgs * blocks), k = (j / blockMsgs) % blocks, m = j % blockMsgs;
   const uint64_t blockBase = slotBase + z * uint64_t{p.untilizeFullRDim} * 32 * fullRowBytes +
                              (k / blocksPerRow) * p.untilizeRDim * 32 * fullRowBytes + (k % blocksPerRow) * blockRowBytes;
   for (uint64_t done = 0; done < p.msgSize;) {
