@@ -202,9 +202,11 @@ void SimTarget::execute(runtime::EpochIo& io) {
     }
     return out;
   };
-  auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr) {
+  auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr,
+                        bool stay = false) {
     sim::QueueHeader h;
     h.rdPtr = 0;
+    h.rdStay = stay ? 1 : 0;
     h.wrPtr = wr;
     h.slots = static_cast<uint32_t>(q.entries.value);
     for (const auto& buf : bufs)
@@ -215,13 +217,16 @@ void SimTarget::execute(runtime::EpochIo& io) {
   };
 
   // Inputs: the entries the runtime says the graph reads, into slots 0.. of
-  // every cell, with headers rebuilt (rd 0, wr = the count).
+  // every cell, with headers rebuilt (rd 0, wr = the count). A queue read
+  // with rd_ptr_autoinc 0 gives every input the same entry: one slot, and
+  // the header tells the device's readers to stay on it.
   for (const netlist::Queue* q : read) {
     auto bufs = buffersOf(*q);
     formats::Blocking b = formats::blockingOf(*q);
     const int64_t entries = q->entries.value;
     const runtime::QueueSettingsValues& s = io.settings(q->name);
-    const int64_t slots = s.prologue ? 1 : std::min(n, entries);
+    const bool stay = !s.prologue && q->type.value == netlist::IoType::Queue && s.rdPtrAutoinc == 0;
+    const int64_t slots = s.prologue || stay ? 1 : std::min(n, entries);
     std::vector<Tensor> stored; // kept only to check reads past the slots repeat an entry
     const bool check = !s.prologue && n > slots;
     for (int64_t i = 0; i < n; ++i) {
@@ -238,7 +243,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
                        ", which has " + std::to_string(entries) + " slots: the sim target lays out at most one per slot");
       }
     }
-    setHeaders(*q, bufs, static_cast<uint32_t>(slots));
+    setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay);
   }
   for (const netlist::Queue* q : written) setHeaders(*q, buffersOf(*q), 0);
 

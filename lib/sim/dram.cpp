@@ -101,7 +101,7 @@ QueueHeader readQueueHeader(const Dram& dram, uint32_t channel, uint64_t address
     w[i] = uint32_t{b[4 * i]} | uint32_t{b[4 * i + 1]} << 8 | uint32_t{b[4 * i + 2]} << 16 | uint32_t{b[4 * i + 3]} << 24;
   h.rdPtr = w[0];
   h.rdAutoinc = w[1];
-  h.reserved0 = w[2];
+  h.rdStay = w[2];
   h.reserved1 = w[3];
   h.wrPtr = w[4];
   h.wrAutoinc = w[5];
@@ -111,7 +111,7 @@ QueueHeader readQueueHeader(const Dram& dram, uint32_t channel, uint64_t address
 }
 
 bool writeQueueHeader(Dram& dram, uint32_t channel, uint64_t address, const QueueHeader& h) {
-  const uint32_t w[8] = {h.rdPtr, h.rdAutoinc, h.reserved0, h.reserved1, h.wrPtr, h.wrAutoinc, h.slots, h.reserved2};
+  const uint32_t w[8] = {h.rdPtr, h.rdAutoinc, h.rdStay, h.reserved1, h.wrPtr, h.wrAutoinc, h.slots, h.reserved2};
   uint8_t b[32];
   for (int i = 0; i < 8; ++i)
     for (int k = 0; k < 4; ++k) b[4 * i + k] = static_cast<uint8_t>(w[i] >> (8 * k));

@@ -66,7 +66,8 @@ constexpr uint32_t kQueueHeaderBytes = 32;
 struct QueueHeader {
   uint32_t rdPtr = 0;      // 0x00 global read pointer (head); the device moves it past a slot every reader has left
   uint32_t rdAutoinc = 0;  // 0x04 BUDA's global_rdptr_autoinc, kept for the loader; the device ignores it
-  uint32_t reserved0 = 0;  // 0x08
+  uint32_t rdStay = 0;     // 0x08 1: readers re-read the slot at rd_ptr for every input and pop nothing
+                           //      (the program's rd_ptr_autoinc 0, set by the loader)
   uint32_t reserved1 = 0;  // 0x0C
   uint32_t wrPtr = 0;      // 0x10 global write pointer (tail); the device moves it after writing a whole slot
   uint32_t wrAutoinc = 0;  // 0x14 BUDA's global_wrptr_autoinc, kept for the loader; the device ignores it

@@ -89,6 +89,8 @@ struct StreamEngine::DramCursor {
   uint64_t entry = 0;     // slots moved past (reader) or written (writer)
   uint32_t tile = 0;      // FIFO: tile within the current slot
   uint32_t startPtr = 0;  // reader: pointer of the first slot (the rd pointer when it started)
+  bool stay = false;      // reader: every input reads the slot at startPtr, nothing is popped (header rd_stay)
+  uint32_t readPtr() const { return wrapPointer(uint64_t{startPtr} + (stay ? 0 : entry), slots); }
   uint32_t totalReaders = 1;
   uint64_t checked = ~uint64_t{0};  // reader: the last entry found written
   uint32_t entryPtr = 0;  // writer: pointer of the entry being written
@@ -435,6 +437,7 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
   }
   if (cur->reader) {
     cur->startPtr = wrapPointer(h.rdPtr, cur->slots);
+    cur->stay = h.rdStay != 0;
     cur->totalReaders = std::max<uint32_t>(1, p.dramTotalReaders);
     readers_[std::make_tuple(loc->host, loc->channel, loc->address)].cursors.push_back(cur.get());
   }
@@ -577,7 +580,7 @@ bool StreamEngine::deliverDue(uint64_t until) {
 bool StreamEngine::readerSlotWritten(DramCursor& cur) {
   if (cur.ram || cur.checked == cur.entry) return true;
   const QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
-  const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+  const uint32_t ptr = cur.readPtr();
   if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots)) return false;
   cur.checked = cur.entry;  // a slot stays written until every reader has left it
   return true;
@@ -587,7 +590,7 @@ void StreamEngine::moveReaderPast(Stream& s, DramCursor& cur) {
   (void)s;
   ++cur.entry;
   cur.tile = 0;
-  if (cur.ram) return;
+  if (cur.ram || cur.stay) return;
   ReaderGroup& g = readers_[std::make_tuple(cur.loc.host, cur.loc.channel, cur.loc.address)];
   if (g.cursors.size() < cur.totalReaders) return;  // a reader has not started yet
   uint64_t least = ~uint64_t{0};
@@ -617,7 +620,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
       break;
     }
     if (!readerSlotWritten(cur)) break;
-    const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+    const uint32_t ptr = cur.readPtr();
     const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
     const uint64_t xfer = transferCycles(cur.loc, r.msgSize);
     dramBusy_[res] = t0 + xfer;
@@ -853,7 +856,7 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
     const bool windowed = p.srcPeriodTiles > 0;
     std::span<uint8_t> l1 = r.core->l1();
     while (s.in < s.n && readerSlotWritten(cur)) {
-      const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+      const uint32_t ptr = cur.readPtr();
       const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
       const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
                            uint64_t{tile} * cur.msgSize;
@@ -1004,7 +1007,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
       if (!p.localReceiver) why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
     } else if (!cur.ram) {
       const QueueHeader h = readQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address);
-      const uint32_t ptr = wrapPointer(uint64_t{cur.startPtr} + cur.entry, cur.slots);
+      const uint32_t ptr = cur.readPtr();
       if (queueOccupancy(h.rdPtr, ptr, cur.slots) >= queueOccupancy(h.rdPtr, h.wrPtr, cur.slots))
         why.push_back(std::string(cur.loc.host ? "host memory" : "DRAM") + " data: the queue buffer at channel " + std::to_string(cur.loc.channel) + " address " +
                       support::hexLiteral(cur.loc.address) + " holds no entry at pointer " + std::to_string(ptr) + " (rd_ptr " +
