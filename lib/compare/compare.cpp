@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 namespace tessera::compare {
 namespace {
@@ -60,6 +61,10 @@ void applyFields(Config& c, const ComparisonConfig& cc) {
 // in magnitude (BUDA's inf_compare: too big to tell from an overflow).
 bool close(float e, float a, const Config& cfg) {
   if (cfg.method == Method::Exact) return e == a || (std::isnan(e) && std::isnan(a));
+  if (std::isfinite(e) && std::isfinite(a)) [[likely]] {
+    const double de = e, da = a;
+    return std::fabs(de - da) <= cfg.atol + cfg.rtol * std::max(std::fabs(de), std::fabs(da));
+  }
   if (std::isnan(e) || std::isnan(a)) return std::isnan(e) && std::isnan(a);
   if (std::isinf(e) || std::isinf(a)) {
     if (e == a) return true;
@@ -79,44 +84,49 @@ double pccValue(float v) {
   return v;
 }
 
-// Pearson correlation over the pairs `forEach` visits (it calls its argument
-// with each (expected, actual) pair, twice over). Undefined when a side is
-// constant; then, as BUDA does, two constants close to each other count as 1,
-// anything else as 0. Two passes (means first) so near-constant data does not
-// cancel; nothing is copied, so whole outputs cost no extra memory.
-template <class ForEach> double pearson(const ForEach& forEach, const Config& cfg) {
-  size_t n = 0;
-  double x0 = 0, y0 = 0, sx = 0, sy = 0;
+// Pearson correlation from the moments of a set of pairs. Undefined when a
+// side is constant; then, as BUDA does, two constants close to each other
+// count as 1, anything else as 0. Each tile's moments are taken about its own
+// means (two passes over the tile, so near-constant data does not cancel)
+// and tiles merge exactly (Chan et al.'s pairwise update), so the whole
+// output's figure needs no pass of its own and no copy.
+struct Moments {
+  int64_t n = 0;
+  double x0 = 0, y0 = 0;  // the first pair: constancy checks
   bool constX = true, constY = true;
-  forEach([&](double x, double y) {
-    if (n++ == 0) {
-      x0 = x;
-      y0 = y;
+  double mx = 0, my = 0;  // means
+  double sxx = 0, syy = 0, sxy = 0;  // sums of centred squares / products
+
+  void merge(const Moments& o) {
+    if (o.n == 0) return;
+    if (n == 0) {
+      *this = o;
+      return;
     }
-    constX = constX && x == x0;
-    constY = constY && y == y0;
-    sx += x;
-    sy += y;
-  });
-  if (n == 0) return 1.0;
-  if (constX && constY) {
-    bool near = cfg.method == Method::Exact
-                    ? x0 == y0
-                    : std::fabs(x0 - y0) <= cfg.atol + cfg.rtol * std::max(std::fabs(x0), std::fabs(y0));
-    return near ? 1.0 : 0.0;
+    constX = constX && o.constX && o.x0 == x0;
+    constY = constY && o.constY && o.y0 == y0;
+    const double total = static_cast<double>(n + o.n), dx = o.mx - mx, dy = o.my - my;
+    const double f = static_cast<double>(n) * static_cast<double>(o.n) / total;
+    sxx += o.sxx + dx * dx * f;
+    syy += o.syy + dy * dy * f;
+    sxy += o.sxy + dx * dy * f;
+    mx += dx * static_cast<double>(o.n) / total;
+    my += dy * static_cast<double>(o.n) / total;
+    n += o.n;
   }
-  if (constX || constY) return 0.0;
-  double mx = sx / static_cast<double>(n), my = sy / static_cast<double>(n);
-  double sxx = 0, syy = 0, sxy = 0;
-  forEach([&](double x, double y) {
-    double dx = x - mx, dy = y - my;
-    sxx += dx * dx;
-    syy += dy * dy;
-    sxy += dx * dy;
-  });
-  if (sxx == 0 || syy == 0) return 0.0; // underflowed spread: treat as constant
-  return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
-}
+  double pcc(const Config& cfg) const {
+    if (n == 0) return 1.0;
+    if (constX && constY) {
+      bool near = cfg.method == Method::Exact
+                      ? x0 == y0
+                      : std::fabs(x0 - y0) <= cfg.atol + cfg.rtol * std::max(std::fabs(x0), std::fabs(y0));
+      return near ? 1.0 : 0.0;
+    }
+    if (constX || constY) return 0.0;
+    if (sxx == 0 || syy == 0) return 0.0; // underflowed spread: treat as constant
+    return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+  }
+};
 
 // BUDA: a threshold of 0 disables the check; otherwise the coefficient must
 // have the threshold's sign and at least its magnitude.
@@ -170,84 +180,79 @@ Result compareTensors(const Tensor& expected, const Tensor& actual, const Config
   const auto cols = cfg.tileCols.value_or(std::pair<int64_t, int64_t>{0, kTile});
   const int64_t r0 = std::clamp<int64_t>(rows.first, 0, kTile), r1 = std::clamp<int64_t>(rows.second, r0, kTile);
   const int64_t c0 = std::clamp<int64_t>(cols.first, 0, kTile), c1 = std::clamp<int64_t>(cols.second, c0, kTile);
-  auto inRange = [&](int64_t r, int64_t c) {
-    int64_t tr = r % kTile, tc = c % kTile;
-    return tr >= r0 && tr < r1 && tc >= c0 && tc < c1;
+  // Whether a row / column is inside the checked range of its tile; values
+  // outside it are skipped everywhere. The loops walk rows of the flat data.
+  std::vector<char> rowIn(static_cast<size_t>(expected.r)), colIn(static_cast<size_t>(expected.c));
+  for (int64_t r = 0; r < expected.r; ++r) rowIn[static_cast<size_t>(r)] = r % kTile >= r0 && r % kTile < r1;
+  for (int64_t c = 0; c < expected.c; ++c) colIn[static_cast<size_t>(c)] = c % kTile >= c0 && c % kTile < c1;
+  const float* const eData = expected.data.data();
+  const float* const aData = actual.data.data();
+  auto rowOffset = [&](int64_t w, int64_t z, int64_t r) {
+    return static_cast<size_t>(((w * expected.z + z) * expected.r + r) * expected.c);
   };
-
-  // Row-major pass: counts, max error, the first mismatches.
-  for (int64_t w = 0; w < expected.w; ++w)
-    for (int64_t z = 0; z < expected.z; ++z)
-      for (int64_t r = 0; r < expected.r; ++r)
-        for (int64_t c = 0; c < expected.c; ++c) {
-          if (!inRange(r, c)) continue;
-          float e = expected.at(w, z, r, c), a = actual.at(w, z, r, c);
-          ++res.compared;
-          bool ok = close(e, a, cfg);
-          // A NaN or infinity that does not match the other side is an infinite error.
-          double err = (std::isfinite(e) && std::isfinite(a)) ? std::fabs(static_cast<double>(e) - a)
-                       : ok                                   ? 0.0
-                                                              : std::numeric_limits<double>::infinity();
-          res.maxAbsError = std::max(res.maxAbsError, err);
-          if (!ok) {
-            ++res.mismatches;
-            if (res.first.size() < kMaxReported) res.first.push_back({w, z, r, c, e, a});
-          }
-        }
-  // Values of tile rows/cols outside the range are skipped everywhere.
   auto visitRange = [&](int64_t rBegin, int64_t rEnd, int64_t cBegin, int64_t cEnd, int64_t w, int64_t z, auto&& fn) {
-    for (int64_t r = rBegin; r < rEnd; ++r)
+    for (int64_t r = rBegin; r < rEnd; ++r) {
+      if (!rowIn[static_cast<size_t>(r)]) continue;
+      const float* eRow = eData + rowOffset(w, z, r);
+      const float* aRow = aData + rowOffset(w, z, r);
       for (int64_t c = cBegin; c < cEnd; ++c)
-        if (inRange(r, c)) fn(expected.at(w, z, r, c), actual.at(w, z, r, c));
+        if (colIn[static_cast<size_t>(c)]) fn(r, c, eRow[c], aRow[c]);
+    }
   };
-  res.pcc = pearson(
-      [&](auto&& visit) {
-        for (int64_t w = 0; w < expected.w; ++w)
-          for (int64_t z = 0; z < expected.z; ++z)
-            visitRange(0, expected.r, 0, expected.c, w, z,
-                       [&](float e, float a) { visit(pccValue(e), pccValue(a)); });
-      },
-      cfg);
-  res.pctWithin = res.compared ? static_cast<double>(res.compared - res.mismatches) / static_cast<double>(res.compared)
-                               : 1.0;
 
-  if (cfg.method == Method::Exact) {
-    res.pass = res.mismatches == 0;
-    if (!res.pass)
-      res.reason = std::to_string(res.mismatches) + " of " + std::to_string(res.compared) + " values differ";
-    return res;
-  }
-
-  // Per-tile pass: each tile needs check_pct of its values close (and, for
-  // AllCloseHw, its own PCC at check_pcc).
-  int64_t rowTiles = (expected.r + kTile - 1) / kTile, colTiles = (expected.c + kTile - 1) / kTile;
+  // One pass per 32x32 tile (its values stay in cache for the second): the
+  // counts and the largest error, the tile's own judgement (AllClose and
+  // AllCloseHw judge each tile, as BUDA does: check_pct of its values close
+  // and, for AllCloseHw, its PCC at check_pcc) and its moments, merged into
+  // the whole output's PCC.
+  Moments all;
   std::string firstFailure;
+  const int64_t rowTiles = (expected.r + kTile - 1) / kTile, colTiles = (expected.c + kTile - 1) / kTile;
   for (int64_t w = 0; w < expected.w; ++w)
     for (int64_t z = 0; z < expected.z; ++z)
       for (int64_t tr = 0; tr < rowTiles; ++tr)
         for (int64_t tc = 0; tc < colTiles; ++tc) {
-          int64_t rBegin = tr * kTile, rEnd = std::min(expected.r, rBegin + kTile);
-          int64_t cBegin = tc * kTile, cEnd = std::min(expected.c, cBegin + kTile);
-          int64_t count = 0, within = 0;
-          visitRange(rBegin, rEnd, cBegin, cEnd, w, z, [&](float e, float a) {
-            ++count;
-            within += close(e, a, cfg) ? 1 : 0;
+          const int64_t rBegin = tr * kTile, rEnd = std::min(expected.r, rBegin + kTile);
+          const int64_t cBegin = tc * kTile, cEnd = std::min(expected.c, cBegin + kTile);
+          Moments m;
+          double sx = 0, sy = 0;
+          int64_t within = 0;
+          visitRange(rBegin, rEnd, cBegin, cEnd, w, z, [&](int64_t, int64_t, float e, float a) {
+            const bool ok = close(e, a, cfg);
+            within += ok ? 1 : 0;
+            // A NaN or infinity that does not match the other side is an infinite error.
+            const double err = (std::isfinite(e) && std::isfinite(a)) ? std::fabs(static_cast<double>(e) - a)
+                               : ok                                   ? 0.0
+                                                                      : std::numeric_limits<double>::infinity();
+            res.maxAbsError = std::max(res.maxAbsError, err);
+            const double x = pccValue(e), y = pccValue(a);
+            if (m.n++ == 0) {
+              m.x0 = x;
+              m.y0 = y;
+            }
+            m.constX = m.constX && x == m.x0;
+            m.constY = m.constY && y == m.y0;
+            sx += x;
+            sy += y;
           });
-          if (count == 0) continue;
+          if (m.n == 0) continue;
+          m.mx = sx / static_cast<double>(m.n);
+          m.my = sy / static_cast<double>(m.n);
+          visitRange(rBegin, rEnd, cBegin, cEnd, w, z, [&](int64_t, int64_t, float e, float a) {
+            const double dx = pccValue(e) - m.mx, dy = pccValue(a) - m.my;
+            m.sxx += dx * dx;
+            m.syy += dy * dy;
+            m.sxy += dx * dy;
+          });
+          all.merge(m);
+          res.compared += m.n;
+          res.mismatches += m.n - within;
+          if (cfg.method == Method::Exact) continue;
           ++res.tiles;
-          double pct = static_cast<double>(within) / static_cast<double>(count);
-          bool pctOk = pct >= cfg.checkPct;
-          double pcc = 1.0;
-          bool pccOk = true;
-          if (cfg.method == Method::AllCloseHw) {
-            pcc = pearson(
-                [&](auto&& visit) {
-                  visitRange(rBegin, rEnd, cBegin, cEnd, w, z,
-                             [&](float e, float a) { visit(pccValue(e), pccValue(a)); });
-                },
-                cfg);
-            pccOk = pccPasses(pcc, cfg.checkPcc);
-          }
+          const double pct = static_cast<double>(within) / static_cast<double>(m.n);
+          const bool pctOk = pct >= cfg.checkPct;
+          const double pcc = cfg.method == Method::AllCloseHw ? m.pcc(cfg) : 1.0;
+          const bool pccOk = cfg.method != Method::AllCloseHw || pccPasses(pcc, cfg.checkPcc);
           res.minTilePct = std::min(res.minTilePct, pct);
           res.minTilePcc = std::min(res.minTilePcc, pcc);
           if (pctOk && pccOk) continue;
@@ -260,6 +265,22 @@ Result compareTensors(const Tensor& expected, const Tensor& actual, const Config
               firstFailure += " pcc " + fixed(pcc, 5) + (cfg.checkPcc > 0 ? " < " : " > ") + fixed(cfg.checkPcc, 5);
           }
         }
+  res.pcc = all.pcc(cfg);
+  res.pctWithin = res.compared ? static_cast<double>(res.compared - res.mismatches) / static_cast<double>(res.compared)
+                               : 1.0;
+  // The first mismatches in row-major order (only when there are any).
+  for (int64_t w = 0; w < expected.w && res.mismatches > 0 && res.first.size() < kMaxReported; ++w)
+    for (int64_t z = 0; z < expected.z && res.first.size() < kMaxReported; ++z)
+      visitRange(0, expected.r, 0, expected.c, w, z, [&](int64_t r, int64_t c, float e, float a) {
+        if (res.first.size() < kMaxReported && !close(e, a, cfg)) res.first.push_back({w, z, r, c, e, a});
+      });
+
+  if (cfg.method == Method::Exact) {
+    res.pass = res.mismatches == 0;
+    if (!res.pass)
+      res.reason = std::to_string(res.mismatches) + " of " + std::to_string(res.compared) + " values differ";
+    return res;
+  }
   res.pass = res.failedTiles == 0;
   if (!res.pass)
     res.reason = std::to_string(res.failedTiles) + " of " + std::to_string(res.tiles) + " tiles fail; first " +

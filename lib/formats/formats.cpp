@@ -435,6 +435,25 @@ float decodeScalar(DataFormat df, uint32_t code) {
   }
 }
 
+// Codes of Width bytes, little-endian, in storage order.
+template <size_t Width, class Encode>
+void packValues(uint8_t* data, const std::array<uint16_t, kTileValues>& order, std::span<const float, kTileValues> rowMajor,
+                Encode encode) {
+  for (size_t v = 0; v < kTileValues; ++v) {
+    const uint32_t code = encode(rowMajor[order[v]]);
+    for (size_t b = 0; b < Width; ++b) data[v * Width + b] = static_cast<uint8_t>(code >> (8 * b));
+  }
+}
+template <size_t Width, class Decode>
+void unpackValues(const uint8_t* data, const std::array<uint16_t, kTileValues>& order, std::span<float, kTileValues> rowMajor,
+                  Decode decode) {
+  for (size_t v = 0; v < kTileValues; ++v) {
+    uint32_t code = 0;
+    for (size_t b = 0; b < Width; ++b) code |= static_cast<uint32_t>(data[v * Width + b]) << (8 * b);
+    rowMajor[order[v]] = decode(code);
+  }
+}
+
 template <class Fn> void applyAll(std::span<float> values, Fn fn) {
   for (float& v : values) v = fn(v);
 }
@@ -533,8 +552,16 @@ void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::
     }
     return;
   }
-  const size_t width = valueBytes(df);
   const auto& order = storageOrder(df);
+  // One loop per format (the switch once per tile, not per value): tiles are
+  // packed and unpacked for every tile the simulator moves through L1.
+  switch (df) {
+  case DataFormat::Float32: return packValues<4>(data, order, rowMajor, [](float v) { return F32::encode(v); });
+  case DataFormat::Float16: return packValues<2>(data, order, rowMajor, [](float v) { return F16::encode(v); });
+  case DataFormat::Float16_b: return packValues<2>(data, order, rowMajor, [](float v) { return BF16::encode(v); });
+  default: break;
+  }
+  const size_t width = valueBytes(df);
   for (size_t v = 0; v < kTileValues; ++v) putLE(data + v * width, encodeScalar(df, rowMajor[order[v]]), width);
 }
 
@@ -555,8 +582,14 @@ void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTi
     }
     return;
   }
-  const size_t width = valueBytes(df);
   const auto& order = storageOrder(df);
+  switch (df) {
+  case DataFormat::Float32: return unpackValues<4>(data, order, rowMajor, [](uint32_t c) { return F32::decode(c); });
+  case DataFormat::Float16: return unpackValues<2>(data, order, rowMajor, [](uint32_t c) { return F16::decode(c); });
+  case DataFormat::Float16_b: return unpackValues<2>(data, order, rowMajor, [](uint32_t c) { return BF16::decode(c); });
+  default: break;
+  }
+  const size_t width = valueBytes(df);
   for (size_t v = 0; v < kTileValues; ++v) rowMajor[order[v]] = decodeScalar(df, getLE(data + v * width, width));
 }
 

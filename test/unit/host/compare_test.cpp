@@ -161,6 +161,25 @@ TEST_CASE("AllCloseHw PCC on a 4-value example", "[compare]") {
   CHECK(compare::compareTensors(e, neg, method(Method::AllCloseHw, 5.0, 0.0, 1.0, 0.0)).pass);
 }
 
+TEST_CASE("the whole output's PCC spans tiles with different means", "[compare]") {
+  // Two tiles side by side. expected: tile 0 all 1, tile 1 all 3 (mean 2).
+  // actual: tile 0 rows 0-15 are 1 and rows 16-31 are 2, tile 1 all 3
+  // (mean 4608 / 2048 = 2.25). About the means: sxx = 2048 * 1 = 2048;
+  // syy = 512 * 1.25^2 + 512 * 0.25^2 + 1024 * 0.75^2 = 1408;
+  // sxy = 512 * 1.25 + 512 * 0.25 + 1024 * 0.75 = 1536;
+  // pcc = 1536 / sqrt(2048 * 1408) = 1536 / (512 sqrt(11)) = 3 / sqrt(11).
+  Tensor e(1, 1, 32, 64), a(1, 1, 32, 64);
+  for (int64_t r = 0; r < 32; ++r)
+    for (int64_t c = 0; c < 64; ++c) {
+      e.at(0, 0, r, c) = c < 32 ? 1.0f : 3.0f;
+      a.at(0, 0, r, c) = c < 32 ? (r < 16 ? 1.0f : 2.0f) : 3.0f;
+    }
+  auto r = compare::compareTensors(e, a, method(Method::AllClose, 1.0));
+  CHECK(r.pass);
+  CHECK(r.tiles == 2);
+  CHECK(r.pcc == Approx(3.0 / std::sqrt(11.0)).epsilon(1e-12));
+}
+
 TEST_CASE("AllCloseHw fails on check_pct even with perfect PCC", "[compare]") {
   Tensor e(1, 1, 1, 4), a(1, 1, 1, 4);
   e.data = {1, 2, 3, 4};
