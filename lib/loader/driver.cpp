@@ -176,7 +176,8 @@ public:
     std::string line = "loader: " + std::to_string(executes_) + (executes_ == 1 ? " execute" : " executes");
     if (sim_)
       line += ", " + std::to_string(sim_->epochsRun()) + (sim_->epochsRun() == 1 ? " epoch" : " epochs") +
-              " on the chip, " + std::to_string(sim_->totalCycles()) + " cycles";
+              " on the chip, " + std::to_string(sim_->totalCycles()) + " cycles, " + std::to_string(sim_->tilesMoved()) +
+              " tiles moved";
     const bool lines = progress_ == Progress::Lines;
     err_ << (lines ? "" : "\r\033[K") << line << (lines ? "\n" : "") << std::flush;
     shown_ = true;

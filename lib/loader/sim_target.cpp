@@ -297,6 +297,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   sim::ChipRunResult result = sim::runEpoch(*chip_, run);
   totalCycles_ += result.cycles;
   epochsRun_ += 1;
+  tilesMoved_ += result.streams.tilesMoved();
   if (trace)
     trace("sim " + where + ": " + sim::chipStopName(result.stop) + " after " + std::to_string(result.cycles) +
           " cycles, " + std::to_string(run.cores.size()) + " cores");

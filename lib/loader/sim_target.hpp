@@ -63,6 +63,7 @@ public:
   // Cycles of every epoch run so far (loader --profile).
   uint64_t totalCycles() const { return totalCycles_; }
   int64_t epochsRun() const { return epochsRun_; }
+  uint64_t tilesMoved() const { return tilesMoved_; } // over the NOC and to and from DRAM, all epochs
   // Optional: one line per epoch run (loader --trace).
   std::function<void(const std::string&)> trace;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
@@ -78,6 +79,7 @@ private:
   std::map<std::string, const netlist::Queue*> queues_;
   uint64_t totalCycles_ = 0;
   int64_t epochsRun_ = 0;
+  uint64_t tilesMoved_ = 0;
 };
 
 } // namespace tessera::loader

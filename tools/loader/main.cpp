@@ -36,7 +36,7 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
       ->type_name("<dir>");
   app.add_flag("--trace", opts.trace, "Print one line per executed epoch");
   app.add_flag("--progress", opts.progress,
-               "Print a progress line (executes, epochs on the chip, cycles) on stderr after each execute; on a "
+               "Print a progress line (executes, epochs on the chip, cycles, tiles moved) on stderr after each execute; on a "
                "terminal a line rewritten in place is shown anyway once a run lasts a second");
   app.add_option("-j,--threads", opts.threads,
                  "Threads: golden evaluates an op's entries in this many ranges at once, run starts this many stage "
