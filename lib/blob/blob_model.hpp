@@ -120,8 +120,9 @@
 //   dramBufNocAddr != 0 (gradient_op buffers: the op's ram cell) the
 //   firmware loads the buffer's numMsgs tiles from that DRAM buffer before
 //   the threads start and writes them back after they finish (its dram_blob
-//   entry has dram_input, dram_output and dram_ram); the slot is the one
-//   the header's pointers name, as for dramRam.
+//   entry has dram_input, dram_output and dram_ram, and gives the phase its
+//   dramBufSizeTiles); the slot is the one the header's wr_ptr names (a
+//   ram's pointers are the runtime's: the device does not move them).
 #pragma once
 
 #include <cstdint>

@@ -623,7 +623,9 @@ void Reader::mergeDramBlob() {
     if (it == byStream.end()) continue;
     for (PendingPhase& pp : pending) {
       StreamPhase& p = pp.p;
-      if (!p.dramInput && !p.dramOutput) continue;
+      // A gradient accumulator (an intermediate with a DRAM address) takes
+      // its slot size from its dram_blob entry like any DRAM phase.
+      if (!p.dramInput && !p.dramOutput && !(p.intermediate && p.dramBufNocAddr != 0)) continue;
       const DramIo* io = it->second.front();
       for (const DramIo* cand : it->second)
         if (cand->dramBufNocAddr == p.dramBufNocAddr) {

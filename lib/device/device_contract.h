@@ -71,6 +71,37 @@ struct EpochInfo {
   uint32_t reserved[2];
 };
 
+// ---------------------------------------------------------------------------
+// Binaries cache and epoch command queue (docs/device-model.md, "Binaries
+// cache and epoch commands"). Per worker core, in DRAM: a queue of epoch
+// commands (a 32-byte queue header, BUDA's rd/wr pointer layout, then
+// kEpochCommandSlots commands) and a binaries cache of kBinariesCacheSlots
+// slots of kBinariesSlotBytes, each holding one binaries image (the three
+// kernels' loadable segments and entry points, and the overlay blob).
+// A slot holds the largest valid image: 3 code regions (56 KiB), 3 local
+// memories (12 KiB) and a full overlay blob (56 KiB), with their records.
+// ---------------------------------------------------------------------------
+constexpr uint32_t kEpochCommandSlots = 32;
+constexpr uint32_t kEpochCommandBytes = 32;
+constexpr uint32_t kBinariesCacheSlots = 32;
+constexpr uint32_t kBinariesSlotBytes = 0x20000;     // 128 KiB
+constexpr uint32_t kBinariesMagic = 0x4E494254;      // "TBIN"
+constexpr uint32_t kBinariesVersion = 1;
+constexpr uint32_t kEpochCommandMagic = 0x444D4345;  // "ECMD"
+
+// One epoch command: what the NCRISC firmware reads before it starts an epoch.
+struct EpochCommand {
+  uint32_t magic;               // kEpochCommandMagic
+  uint32_t epochId;             // temporal epoch (EpochInfo::epochId)
+  uint32_t inputCount;          // EpochInfo::inputCount
+  uint32_t binariesChannel;     // DRAM channel of the binaries slot
+  uint32_t binariesAddressLo;   // byte address of the slot in the channel
+  uint32_t binariesAddressHi;
+  uint32_t binariesBytes;       // the image's size (<= kBinariesSlotBytes)
+  uint32_t binariesSlot;        // the slot's index in the core's cache (reports)
+};
+static_assert(sizeof(EpochCommand) == kEpochCommandBytes, "epoch commands are 32 bytes");
+
 // Data formats as encoded in instructions and the operand table. Same order
 // as netlist::DataFormat (the host side static_asserts it).
 enum DataFormatCode : uint32_t {

@@ -269,6 +269,13 @@ public:
       return std::nullopt;
     }
     if (!result) return std::nullopt;
+    // The gradient block is accumulated tile by tile in place; a row-major
+    // (untilized) block has no tiles to add into.
+    if (op_.gradientOp.value && op_.untilizeOutput.value)
+      return unsupported(op_.untilizeOutput.loc, "untilize_output on a gradient op (accumulated in place, tile by tile)");
+    // The packer's relu would act on the accumulated sum, not on each input's output.
+    if (op_.gradientOp.value && k_.common.reluMode != 0)
+      return unsupported(op_.attributes.loc, "relu on a gradient op (the packer would apply it to the accumulated sum)");
     std::sort(result->operands.begin(), result->operands.end(),
               [](const OperandInfo& a, const OperandInfo& b) { return a.operand < b.operand; });
     return result;
@@ -294,6 +301,7 @@ private:
     c.intermedFormat = op_.intermedDf.value;
     reluOf(op_.attributes, c.reluMode, c.reluThresholdBits);
     c.untilize = op_.untilizeOutput.value;
+    c.gradient = op_.gradientOp.value;
   }
 
   Layout outLayout() const { return Layout{op_.t.value, op_.mblock.value, op_.ublock.value, op_.order()}; }

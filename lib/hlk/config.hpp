@@ -77,6 +77,9 @@ struct CommonArgs {
   uint32_t reluMode = 0;          // 0 off, 1 min, 2 max (contract kCfgReluMode)
   uint32_t reluThresholdBits = 0; // float32 bits
   bool untilize = false;
+  // gradient_op: every input's output block is added into one fixed block in
+  // L1 (the ram cell the firmware loads and stores), tile k at slot k.
+  bool gradient = false;
 };
 
 struct UnaryArgs {

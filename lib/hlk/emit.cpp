@@ -58,6 +58,9 @@ void commonFields(HeaderWriter& h, const KernelConfig& k) {
   h.field("uint32_t", "kReluMode", n(c.reluMode), "0 off, 1 min, 2 max (packer)");
   h.field("uint32_t", "kReluThreshold", hex32(c.reluThresholdBits), "float32 bits");
   h.field("bool", "kUntilizeOutput", b(c.untilize), "untilize_output");
+  h.field("bool", "kGradientOp", b(c.gradient), "gradient_op: outputs added in place (pack l1 accumulate)");
+  h.field("int", "kGradientTiles", n(c.gradient ? c.t * c.mblock.r * c.mblock.c * c.ublock.r * c.ublock.c : 0),
+          "gradient_op: tiles of the accumulated block");
   const Layout out{c.t, c.mblock, c.ublock, c.order};
   h.field("int", "kUntilizeStripeUblocks", n(out.untilizeStripeTiles() / out.ublockTiles()),
           "untilize: ublocks the packer writes and publishes at a time (a row of ublocks in order r)");
@@ -232,6 +235,10 @@ inline void pack_tiles(int operand, int count) {
   hlk_push_tiles(operand, count);
 }
 
+// gradient_op: the block slot the next output tile is added into (one
+// counter for every caller: fused sub-ops may pack with other ublock shapes).
+inline int gradient_next = 0;
+
 // Packs dest tiles 0..UB_R*UB_C-1: the output ublock at (ubR, ubC), the
 // ub-th of the UBLOCKS ublocks of one t. Tiled outputs are published ublock
 // by ublock. An untilized block is written in stripes of
@@ -240,7 +247,18 @@ inline void pack_tiles(int operand, int count) {
 // its free space is awaited before its first ublock, every ublock is
 // written at its place, and the stripe is published after its last one.
 template <int UB_R, int UB_C, int UBLOCKS> inline void pack_output_ublock(int ub, int ubR, int ubC) {
-  if constexpr (kUntilizeOutput) {
+  if constexpr (kGradientOp) {
+    // The output operand is one fixed block the firmware loaded from the ram
+    // cell: output tiles arrive in block order, so the n-th tile of every
+    // input is added (pack l1 accumulate) into slot n. Nothing is pushed:
+    // the buffer never drains, the firmware stores it after the kernel.
+    (void)ub;
+    (void)ubR;
+    (void)ubC;
+    for (int d = 0; d < UB_R * UB_C; ++d) hlk_pack_tile_to_stream_at(d, kOutputOperand, gradient_next + d, true);
+    gradient_next += UB_R * UB_C;
+    if (gradient_next >= kGradientTiles) gradient_next = 0;
+  } else if constexpr (kUntilizeOutput) {
     constexpr int kStripe = kUntilizeStripeUblocks;
     constexpr int kStripeTiles = kStripe * UB_R * UB_C;
     const int rowInStripe = kStripe == UBLOCKS ? ubR : 0;

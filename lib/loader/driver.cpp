@@ -537,6 +537,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   if (simTarget && (!opts.perfReport.empty() || opts.profile)) out << perf.table();
   if (!opts.perfReport.empty()) {
     std::string error;
+    perf.setBinaries(simTarget->binariesCounters());
     if (!writeFileAtomic(opts.perfReport, perf.json(opts.netlist, std::string(archName(arch))).dump(2) + "\n", error)) {
       err << kTool << ": error: cannot write '" << opts.perfReport << "': " << error << "\n";
       return 1;
@@ -549,6 +550,9 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
                   timed.seconds() > 0 ? static_cast<double>(simTarget->totalCycles()) / timed.seconds() : 0.0);
     out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles" << rate
         << "\n";
+    const sim::BinariesCounters b = simTarget->binariesCounters();
+    out << "profile (sim): binaries cache: " << b.commands << " epoch commands, " << b.pushes << " images pushed ("
+        << b.pushedBytes << " bytes), " << b.hits << " cache hits, " << b.evictions << " evictions\n";
   } else if (opts.profile) {
     out << "profile (golden, " << golden->threads() << (golden->threads() == 1 ? " thread" : " threads")
         << "; wall time per op type):\n";

@@ -58,6 +58,7 @@ void PerfReport::add(uint32_t epoch, const std::string& graph, const sim::ChipRu
   ++e.runs;
   e.cycles += run.cycles;
   e.prologueCycles += run.prologueCycles;
+  e.binariesCycles += run.binariesCycles;
   e.nocBytes += run.streams.nocBytes;
   e.dramReadBytes += run.streams.dramReadBytes;
   e.dramWriteBytes += run.streams.dramWriteBytes;
@@ -145,6 +146,7 @@ nlohmann::json PerfReport::json(const std::string& netlist, const std::string& a
                             {"runs", e.runs},
                             {"cycles", e.cycles},
                             {"prologue_cycles", e.prologueCycles},
+                            {"binaries_cycles", e.binariesCycles},
                             {"cores_used", e.coresUsed},
                             {"worker_cores", e.workerCores},
                             {"utilisation", e.utilisation()},
@@ -156,7 +158,14 @@ nlohmann::json PerfReport::json(const std::string& netlist, const std::string& a
       entry["bottleneck"] = {{"op", b}, {"unit", e.ops.at(b).boundBy()}, {"busy_cycles", e.ops.at(b).busiest()}};
     epochs.push_back(std::move(entry));
   }
-  return {{"version", 1}, {"netlist", netlist}, {"arch", arch}, {"total_cycles", total}, {"epochs", epochs}};
+  nlohmann::json out = {{"version", 1}, {"netlist", netlist}, {"arch", arch}, {"total_cycles", total}, {"epochs", epochs}};
+  if (binaries_)
+    out["binaries"] = {{"epoch_commands", binaries_->commands},
+                       {"images_pushed", binaries_->pushes},
+                       {"pushed_bytes", binaries_->pushedBytes},
+                       {"cache_hits", binaries_->hits},
+                       {"evictions", binaries_->evictions}};
+  return out;
 }
 
 } // namespace tessera::loader

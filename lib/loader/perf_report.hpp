@@ -12,12 +12,14 @@
 // Printed as a table and written as JSON (schemas/perf-report.schema.json,
 // docs/loader.md "Performance report").
 #pragma once
+#include "sim/binaries_cache.hpp"
 #include "sim/chip.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@ struct EpochPerf {
   std::string graph;
   int64_t runs = 0;
   uint64_t cycles = 0, prologueCycles = 0;
+  uint64_t binariesCycles = 0; // the last core's binaries arrival from its DRAM cache (harts start then)
   uint64_t nocBytes = 0, dramReadBytes = 0, dramWriteBytes = 0;
   int coresUsed = 0;    // cores running a kernel
   int workerCores = 0;  // the grid's
@@ -51,12 +54,15 @@ class PerfReport {
 public:
   // One run of temporal epoch `epoch` (graph `graph`) on a grid of `workerCores`.
   void add(uint32_t epoch, const std::string& graph, const sim::ChipRunResult& run, int workerCores);
+  // The run's binaries cache counters (written as "binaries").
+  void setBinaries(const sim::BinariesCounters& counters) { binaries_ = counters; }
   bool empty() const { return epochs_.empty(); }
   std::string table() const;
   nlohmann::json json(const std::string& netlist, const std::string& arch) const;
 
 private:
   std::map<uint32_t, EpochPerf> epochs_;
+  std::optional<sim::BinariesCounters> binaries_;
 };
 
 } // namespace tessera::loader

@@ -141,6 +141,76 @@ const SimEpochInfo& SimTarget::epochFor(runtime::EpochIo& io) const {
                          "' (artifacts built from another netlist? run scripts/build-artifacts.sh again)");
 }
 
+void SimTarget::checkReservedDram() {
+  if (reservedChecked_) return;
+  reservedChecked_ = true;
+  const sim::BinariesLayout& layout = binaries_->layout();
+  const uint64_t lo = layout.regionBase(), hi = lo + layout.regionBytes();
+  for (const auto& q : nl_->queues) {
+    if (q.location.value != netlist::IoLocation::Dram) continue;
+    formats::Blocking b = formats::blockingOf(q);
+    const uint64_t bytes = sim::kQueueHeaderBytes + static_cast<uint64_t>(q.entries.value) *
+                                                         static_cast<uint64_t>(b.tilesPerCore()) *
+                                                         netlist::tileSizeBytes(q.df.value);
+    for (size_t i = 0; i < q.dram.size(); ++i) {
+      const auto& a = q.dram[i];
+      if (a.channel < 0 || !layout.overlaps(static_cast<uint32_t>(a.channel), a.address, bytes)) continue;
+      throw RuntimeError("sim-dram-reserved", a.loc.valid() ? a.loc : q.dramLoc,
+                         "queue " + quote(q.name) + " buffer " + std::to_string(i) + " at channel " +
+                             std::to_string(a.channel) + " [" + support::hexLiteral(a.address) + ", " +
+                             support::hexLiteral(a.address + bytes) +
+                             ") overlaps the binaries caches and epoch command queues the simulated chip keeps at [" +
+                             support::hexLiteral(lo) + ", " + support::hexLiteral(hi) +
+                             ") of every DRAM channel (docs/device-model.md, \"Binaries cache and epoch commands\")");
+    }
+  }
+}
+
+void SimTarget::pushBinaries(const netlist::Graph& graph, const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores,
+                             uint32_t inputCount, const std::string& where) {
+  auto fail = [&](const std::string& rule, const std::string& msg) {
+    return RuntimeError(rule, graph.loc, where + ": " + msg);
+  };
+  if (!binaries_) {
+    std::string error;
+    std::optional<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_, error);
+    if (!layout) throw fail("sim-unsupported", error);
+    binaries_.emplace(std::move(*layout));
+  }
+  checkReservedDram();
+  for (sim::EpochCore& core : cores) {
+    const std::string name = core.name.empty() ? toString(core.noc) : core.name;
+    // Parsed once per file per run, encoded only when the slot must be (re)filled.
+    auto encode = [&](std::vector<uint8_t>& bytes, std::string& error) {
+      sim::BinariesImage image;
+      if (!core.kernelDir.empty()) {
+        auto it = kernelFiles_.find(core.kernelDir);
+        if (it == kernelFiles_.end()) {
+          sim::BinariesImage parsed;
+          if (!sim::readKernelDir(core.kernelDir, parsed, error)) return false;
+          it = kernelFiles_.emplace(core.kernelDir, std::move(parsed)).first;
+        }
+        image.kernels = it->second.kernels;
+      }
+      if (!core.blobHexPath.empty()) {
+        auto it = blobFiles_.find(core.blobHexPath);
+        if (it == blobFiles_.end()) {
+          sim::BinariesImage parsed;
+          if (!sim::readBlobHexFile(core.blobHexPath, parsed, error)) return false;
+          it = blobFiles_.emplace(core.blobHexPath, std::move(parsed.blob)).first;
+        }
+        image.blob = it->second;
+      }
+      bytes = sim::encodeBinaries(image);
+      return true;
+    };
+    std::string error;
+    if (!binaries_->deploy(chip_->dram(), core.noc, name, epoch.id, inputCount, encode, error))
+      throw fail("sim-binaries", error);
+    core.fromEpochCommand = true;
+  }
+}
+
 void SimTarget::execute(runtime::EpochIo& io) {
   const netlist::Graph& graph = io.graph();
   const SimEpochInfo& epoch = epochFor(io);
@@ -155,13 +225,11 @@ void SimTarget::execute(runtime::EpochIo& io) {
   std::vector<const netlist::Queue*> written; // queues fed by this graph's ops
   std::set<std::string> untilized;            // of those, written row-major (untilize_output)
   std::set<std::string> writtenNames;
+  std::set<std::string> gradients;            // of those, accumulated in place by a gradient op
   for (const auto& q : nl_->queues) {
     auto producer = opsByName.find(q.input.value);
     if (producer == opsByName.end()) continue;
-    if (producer->second->gradientOp.value)
-      throw fail("sim-unsupported", q.loc,
-                 "queue " + quote(q.name) + " is written by gradient op " + quote(producer->second->name) +
-                     ": the sim target does not accumulate gradient queues yet");
+    if (producer->second->gradientOp.value) gradients.insert(q.name);
     if (producer->second->untilizeOutput.value) untilized.insert(q.name);
     written.push_back(&q);
     writtenNames.insert(q.name);
@@ -246,6 +314,16 @@ void SimTarget::execute(runtime::EpochIo& io) {
     setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay);
   }
   for (const netlist::Queue* q : written) setHeaders(*q, buffersOf(*q), 0);
+  // A gradient op's ram: the device's firmware loads the slot wr_ptr names
+  // (0) into L1, the kernel adds every input into it and the firmware stores
+  // it back, so the slot starts as what the runtime holds (zeroed by `zero`).
+  for (const netlist::Queue* q : written) {
+    if (!gradients.count(q->name)) continue;
+    std::string error;
+    if (!sim::writeTensorEntry(memOf(*q), buffersOf(*q), 0, io.current(q->name), 0, formats::blockingOf(*q), q->df.value,
+                               error))
+      throw fail("sim-queue", q->loc, "gradient queue " + quote(q->name) + ": " + error);
+  }
 
   // The cores: every op core (its kernel) and every core with a blob.
   sim::EpochRun run;
@@ -293,6 +371,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   });
   run.options.epoch.epochId = epoch.id;
   run.options.epoch.inputCount = static_cast<uint32_t>(n);
+  pushBinaries(graph, epoch, run.cores, static_cast<uint32_t>(n), where);
 
   sim::ChipRunResult result = sim::runEpoch(*chip_, run);
   totalCycles_ += result.cycles;
@@ -329,7 +408,8 @@ void SimTarget::execute(runtime::EpochIo& io) {
                    "queue " + quote(q->name) + ": cell 0 holds " + std::to_string(count) + " entries but cell " +
                        std::to_string(k) + " holds " + std::to_string(c));
     }
-    if (ram && n > 1)
+    if (gradients.count(q->name)) count = 1;  // one accumulated entry, whatever the input count
+    else if (ram && n > 1)
       throw fail("sim-unsupported", q->loc,
                  "ram " + quote(q->name) + " is written " + std::to_string(n) +
                      " times in one epoch: the device rewrites its slot in place, only the last entry is observable");

@@ -17,7 +17,9 @@
 #pragma once
 #include "device/soc_descriptor.hpp"
 #include "runtime/interpreter.hpp"
+#include "sim/binaries_cache.hpp"
 #include "sim/chip.hpp"
+#include "sim/epoch_runner.hpp"
 
 #include <map>
 #include <memory>
@@ -64,6 +66,8 @@ public:
   uint64_t totalCycles() const { return totalCycles_; }
   int64_t epochsRun() const { return epochsRun_; }
   uint64_t tilesMoved() const { return tilesMoved_; } // over the NOC and to and from DRAM, all epochs
+  // The binaries cache's counters: epoch commands, images pushed, cache hits.
+  sim::BinariesCounters binariesCounters() const { return binaries_ ? binaries_->counters() : sim::BinariesCounters{}; }
   // Optional: one line per epoch run (loader --trace).
   std::function<void(const std::string&)> trace;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
@@ -71,12 +75,24 @@ public:
 
 private:
   const SimEpochInfo& epochFor(runtime::EpochIo& io) const;
+  // The host's side of the epoch start (docs/device-model.md, "Binaries cache
+  // and epoch commands"): every core's image made resident in its binaries
+  // cache (parsed from the files once per run, pushed only on a miss), then
+  // its epoch command; the cores then load from DRAM (fromEpochCommand).
+  void pushBinaries(const netlist::Graph& graph, const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores,
+                    uint32_t inputCount, const std::string& where);
+  // No DRAM queue of the netlist may overlap the cache region (checked once).
+  void checkReservedDram();
 
   const netlist::Netlist* nl_;
   SocDescriptor soc_;
   SimArtifacts art_;
   std::unique_ptr<sim::Chip> chip_;
   std::map<std::string, const netlist::Queue*> queues_;
+  std::optional<sim::BinariesHost> binaries_;
+  bool reservedChecked_ = false;
+  std::map<std::string, sim::BinariesImage> kernelFiles_; // kernel directory -> its three parsed ELFs
+  std::map<std::string, std::vector<blob::HexSegment>> blobFiles_; // blob .hex path -> its segments
   uint64_t totalCycles_ = 0;
   int64_t epochsRun_ = 0;
   uint64_t tilesMoved_ = 0;

@@ -163,8 +163,10 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
     bool blob = false;
     uint32_t streams = 0;
     bool finished = false;  // harts done (or none)
+    uint64_t start = 0;     // the harts' first slice (options.startCycles)
     CoreRunResult harts;
   };
+  const uint64_t slice = std::max<uint64_t>(1, options.sliceCycles);
   std::vector<Used> used;
   auto fail = [&](const std::string& category, const std::string& coreName, const std::string& message) {
     result.stop = ChipStop::Fault;
@@ -212,6 +214,11 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
       core.writeEpochInfo(options.epoch);
       if (options.afterFirmware) options.afterFirmware(u.noc, core);
       u.finished = !u.kernel;
+      if (auto it = options.startCycles.find(u.noc); it != options.startCycles.end() && u.kernel) {
+        // Rounded up to a slice so the core's slices stay aligned with the rounds.
+        u.start = (it->second + slice - 1) / slice * slice;
+        core.startAt(u.start);
+      }
       used.push_back(std::move(u));
     }
 
@@ -238,7 +245,6 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
   }
 
   // --- Prologue, then the rounds.
-  const uint64_t slice = std::max<uint64_t>(1, options.sliceCycles);
   engine_->start(0);
   result.prologueCycles = engine_->runPrologue(0);
   if (const auto& f = engine_->fault()) {
@@ -259,6 +265,11 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
     bool hartsRunning = false;
     for (Used& u : used) {
       if (u.finished) continue;
+      if (u.start > now) {  // still reading its binaries: a known future event, not a hang
+        hartsRunning = true;
+        progress = true;
+        continue;
+      }
       std::optional<CoreRunResult> r = u.core->step(coreOptions, true);
       progress |= u.core->lastStepProgressed();
       if (!r) {
@@ -274,6 +285,7 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
       }
       u.finished = true;
       u.harts = std::move(*r);
+      engine_->kernelFinished(u.noc, u.harts.cycles);  // firmware epilogue: gradient accumulators back to DRAM
     }
     progress |= engine_->advance(until);
     if (const auto& f = engine_->fault()) {

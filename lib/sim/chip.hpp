@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ struct ChipRunOptions {
   // and epoch info, before the harts start: lets the loader add what a blob
   // cannot say (e.g. an untilized output's flags and row stride).
   std::function<void(CoreCoord, TensixCore&)> afterFirmware;
+  // Cores whose harts start late: the cycle their binaries arrived from DRAM
+  // (epoch commands, sim::runEpoch), rounded up to a slice. Others start at 0.
+  std::map<CoreCoord, uint64_t> startCycles;
 };
 
 enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };
@@ -62,6 +66,8 @@ struct ChipRunResult {
   ChipStop stop = ChipStop::Done;
   uint64_t cycles = 0;           // epoch cycles: the last core's
   uint64_t prologueCycles = 0;   // DRAM time of the firmware's prologue loads (before cycle 0)
+  uint64_t binariesCycles = 0;   // the last core's binaries arrival (epoch commands; 0 when loaded directly)
+  uint64_t binariesReadBytes = 0; // binaries the firmware read from the cores' caches in DRAM
   std::string faultCategory;     // Fault: the hart's or stream engine's category, or "bad-blob", "load"
   std::string faultCore;         // Fault: the core's name
   std::vector<CoreEpochReport> cores;  // used cores, by NOC (y, then x)

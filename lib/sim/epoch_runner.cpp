@@ -2,7 +2,9 @@
 
 #include "formats/formats.hpp"
 #include "device/device_contract.h"
+#include "sim/binaries_cache.hpp"
 #include "sim/firmware.hpp"
+#include "sim/noc.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -22,11 +24,45 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
     r.message = message;
     return r;
   };
+  ChipRunOptions options = run.options;
+  std::optional<BinariesLayout> layout;
+  std::optional<contract::EpochCommand> first;  // the first core's command: the epoch all must run
+  std::string firstCore;
+  std::vector<uint64_t> channelBusy;            // binaries reads queued on each channel
+  uint64_t binariesBytes = 0, binariesCycles = 0;
   for (const EpochCore& ec : run.cores) {
     TensixCore* core = chip.core(ec.noc);
     if (!core) return loadFailure(ec, "core " + toString(ec.noc) + ": not a functional worker of " + chip.soc().name);
     core->setName(ec.name.empty() ? toString(ec.noc) : ec.name);
     std::string error;
+    if (ec.fromEpochCommand) {
+      if (!layout && !(layout = BinariesLayout::forSoc(chip.soc(), error))) return loadFailure(ec, error);
+      const std::optional<CoreBinariesArea> area = layout->area(ec.noc);
+      if (!area) return loadFailure(ec, "core '" + core->name() + "' has no epoch command queue");
+      const std::optional<contract::EpochCommand> cmd = loadFromEpochCommand(*core, chip.dram(), *area, error);
+      if (!cmd) return loadFailure(ec, error);
+      if (!first) {
+        first = cmd;
+        firstCore = core->name();
+      } else if (cmd->epochId != first->epochId || cmd->inputCount != first->inputCount) {
+        return loadFailure(ec, "the epoch commands disagree: core '" + core->name() + "' got epoch " +
+                                   std::to_string(cmd->epochId) + " with " + std::to_string(cmd->inputCount) +
+                                   " inputs, core '" + firstCore + "' epoch " + std::to_string(first->epochId) +
+                                   " with " + std::to_string(first->inputCount));
+      }
+      // The image's DRAM read, queued behind the other cores' on its channel.
+      const DataMovementModel& m = chip.model();
+      channelBusy.resize(chip.dram().channelCount(), 0);
+      uint64_t& busy = channelBusy[cmd->binariesChannel % channelBusy.size()];
+      busy += dramTransferCycles(m.dram, cmd->binariesBytes);
+      const CoreCoord from = chip.soc().dramCore(static_cast<int>(cmd->binariesChannel));
+      const uint32_t hops = from.x < 0 ? 0 : nocHops(0, from, ec.noc, chip.soc().gridX, chip.soc().gridY);
+      const uint64_t arrival = busy + m.dram.latency + nocLatencyCycles(m.noc, hops);
+      options.startCycles[ec.noc] = arrival;
+      binariesCycles = std::max(binariesCycles, arrival);
+      binariesBytes += cmd->binariesBytes;
+      continue;
+    }
     if (!ec.kernelDir.empty() && !chip.loadKernelDir(ec.noc, ec.kernelDir, error)) return loadFailure(ec, error);
     if (!ec.blobHexPath.empty()) {
       std::ifstream in(ec.blobHexPath);
@@ -70,7 +106,14 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
                                      " is outside DRAM");
       }
   }
-  return chip.runEpoch(run.options);
+  if (first) {
+    options.epoch.epochId = first->epochId;
+    options.epoch.inputCount = first->inputCount;
+  }
+  ChipRunResult result = chip.runEpoch(options);
+  result.binariesCycles = binariesCycles;
+  result.binariesReadBytes = binariesBytes;
+  return result;
 }
 
 bool writeQueueEntry(Dram& dram, const QueueBufferLoc& b, uint32_t slot, std::span<const uint8_t> entry) {

@@ -22,6 +22,10 @@ struct EpochCore {
   std::string kernelDir;           // unpack.elf, math.elf, pack.elf; empty: the core runs only streams
   std::string blobHexPath;         // the core's blob (.hex); empty: blobWords, or no blob
   std::vector<uint32_t> blobWords; // an encoded blob (blob::encodeCoreBlob), placed at kOverlayBlobBase
+  // The firmware takes the core's binaries from its epoch command queue in
+  // DRAM (the host pushed them: BinariesHost); kernelDir and the blob fields
+  // are then ignored and the harts start when the binaries have arrived.
+  bool fromEpochCommand = false;
 };
 
 struct EpochRun {
@@ -32,7 +36,11 @@ struct EpochRun {
 // chip.beginEpoch(), loads every core, then chip.runEpoch(). A file that
 // cannot be read or loaded stops with stop = Fault, faultCategory "load" and
 // the message naming the core and the file. DRAM is whatever the caller put
-// there.
+// there. Cores `fromEpochCommand` pop their command and load their binaries
+// from DRAM (firmware.hpp); the epoch info is the commands' (all must agree),
+// and each core's harts start when its image has been read: the reads of the
+// cores sharing a channel queue on it (the DRAM timing of the stream engine's
+// model: bandwidth, latency, NOC hops from the channel to the core).
 ChipRunResult runEpoch(Chip& chip, const EpochRun& run);
 
 // One buffer of a DRAM queue: where its header is.

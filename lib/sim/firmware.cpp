@@ -91,4 +91,41 @@ void clearOverlay(TensixCore& core) {
   if (end > c::kOverlayBlobBase) std::memset(l1.data() + c::kOverlayBlobBase, 0, end - c::kOverlayBlobBase);
 }
 
+std::optional<c::EpochCommand> loadFromEpochCommand(TensixCore& core, Dram& dram, const CoreBinariesArea& area,
+                                                    std::string& error) {
+  const std::string who = "core '" + core.name() + "': ";
+  const std::optional<c::EpochCommand> cmd = popEpochCommand(dram, area);
+  if (!cmd) {
+    error = who + "its epoch command queue (channel " + std::to_string(area.channel) + " address " +
+            support::hexLiteral(area.commandQueue) + ") is empty";
+    return std::nullopt;
+  }
+  const uint64_t at = uint64_t{cmd->binariesAddressHi} << 32 | cmd->binariesAddressLo;
+  if (cmd->magic != c::kEpochCommandMagic || cmd->binariesBytes > c::kBinariesSlotBytes) {
+    error = who + "malformed epoch command (magic " + support::hexLiteral(cmd->magic) + ", " +
+            std::to_string(cmd->binariesBytes) + " bytes of binaries)";
+    return std::nullopt;
+  }
+  std::vector<uint8_t> bytes(cmd->binariesBytes);
+  if (!dram.read(cmd->binariesChannel, at, bytes)) {
+    error = who + "binaries at channel " + std::to_string(cmd->binariesChannel) + " address " +
+            support::hexLiteral(at) + " are outside DRAM";
+    return std::nullopt;
+  }
+  std::string why;
+  std::optional<BinariesImage> image = decodeBinaries(bytes, why);
+  if (!image) {
+    error = who + "binaries cache slot " + std::to_string(cmd->binariesSlot) + " (epoch " +
+            std::to_string(cmd->epochId) + "): " + why;
+    return std::nullopt;
+  }
+  for (uint32_t t = 0; t < c::kThreadCount; ++t)
+    if (image->kernels[t] && !core.loadProgram(static_cast<Thread>(t), *image->kernels[t], why)) {
+      error = who + why;
+      return std::nullopt;
+    }
+  if (!image->blob.empty() && !loadOverlayHex(core, image->blob, error)) return std::nullopt;
+  return cmd;
+}
+
 }  // namespace tessera::sim

@@ -5,13 +5,18 @@
 //   operand streams 8-39 (buffer, tile size, capacity, format), write the
 //   epoch info; the chip then configures the stream engine from the same
 //   decoded blob and starts the harts;
-// - the prologue (DRAM buffers preloaded into L1 before the harts start) is
-//   run by the stream engine (StreamEngine::runPrologue); the DRAM queue
+// - the prologue (DRAM buffers and gradient accumulators preloaded into L1
+//   before the harts start) is run by the stream engine
+//   (StreamEngine::runPrologue), and so is the epilogue (a core's gradient
+//   accumulators stored back once its kernel finished:
+//   StreamEngine::kernelFinished, called by the chip); the DRAM queue
 //   header updates (wr pointer after each slot written, rd pointer past a
 //   slot all readers have left) are done by the streams as they go.
 #pragma once
 #include "blob/blob_binary.hpp"
 #include "blob/blob_model.hpp"
+#include "sim/binaries_cache.hpp"
+#include "sim/dram.hpp"
 #include "sim/tensix_core.hpp"
 
 #include <optional>
@@ -42,5 +47,13 @@ bool loadOverlayHex(TensixCore& core, const std::vector<blob::HexSegment>& segme
 bool loadOverlayWords(TensixCore& core, std::span<const uint32_t> words, std::string& error);
 // Zeroes the overlay region (no blob).
 void clearOverlay(TensixCore& core);
+
+// NCRISC's epoch start from DRAM (docs/device-model.md, "Binaries cache and
+// epoch commands"): pops the core's next epoch command, reads the binaries
+// image from the cache slot it names, loads each kernel it holds (the hart
+// reset to its entry) and the blob into the overlay region. nullopt with
+// `error` naming the core when the queue is empty or the image does not load.
+std::optional<contract::EpochCommand> loadFromEpochCommand(TensixCore& core, Dram& dram, const CoreBinariesArea& area,
+                                                           std::string& error);
 
 }  // namespace tessera::sim

@@ -106,6 +106,7 @@ struct StreamEngine::Stream {
   bool done = false;
   bool entered = false;
   bool fork = false;  // a fork stream: sends its output operand's buffer beside the operand stream
+  bool gradient = false;  // a gradient accumulator: the firmware loads and stores its ram cell
   int operand = -1;
   std::vector<std::unique_ptr<Ring>> rings;
   Ring* ring = nullptr;
@@ -120,6 +121,15 @@ struct StreamEngine::Stream {
   DramCursor* cursor = nullptr;
   uint64_t tilesIn = 0, tilesOut = 0;
   std::string coreName() const { return core && core->core ? core->core->name() : coordText(core->noc); }
+};
+
+// A gradient accumulator's ram cell, loaded into the operand buffer by the
+// prologue and stored back by kernelFinished.
+struct StreamEngine::GradientCell {
+  Stream* stream = nullptr;
+  DramLocation loc;
+  uint64_t slotAddress = 0;  // the slot's first byte in the channel
+  bool stored = false;
 };
 
 StreamEngine::StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model, Dram* host)
@@ -162,6 +172,7 @@ void StreamEngine::clear() {
   events_ = {};
   releasePending_.clear();
   readers_.clear();
+  gradients_.clear();
   dramBusy_.assign(dram_.channelCount() + 1, 0);
   for (auto& cs : cores_)
     if (cs) {
@@ -296,7 +307,22 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                       ph + "a period of " + std::to_string(p.srcPeriodTiles) + " tiles is larger than a DRAM slot of " +
                           std::to_string(p.dramBufSizeTiles) + " tiles");
       }
-      if (p.dramInput || p.dramOutput) {
+      // An intermediate with a DRAM address is a gradient accumulator
+      // (blob_model.hpp): one phase, its ram cell read and written in place.
+      const bool gradientCell = p.intermediate && p.dramBufNocAddr != 0;
+      if (gradientCell) {
+        if (s->operand < 0 || s->fork || s->phases.size() != 1 || !p.dramRam)
+          return fail("bad-stream-config", bs,
+                      ph + "a gradient accumulator (intermediate with dram_buf_noc_addr) must be the only phase of an "
+                           "operand stream, with dram_ram");
+        if (p.numMsgs == 0 || p.numMsgs > p.bufSize / p.msgSize || p.numMsgs > p.dramBufSizeTiles)
+          return fail("bad-stream-config", bs,
+                      ph + "a gradient accumulator of " + std::to_string(p.numMsgs) + " tiles must fit its buffer of " +
+                          std::to_string(p.bufSize / p.msgSize) + " tiles and a DRAM slot of " +
+                          std::to_string(p.dramBufSizeTiles) + " tiles");
+        s->gradient = true;
+      }
+      if (p.dramInput || p.dramOutput || gradientCell) {
         const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, p.dramBufNocAddr);
         if (!loc)
           return fail("dram-address", bs,
@@ -842,6 +868,40 @@ void StreamEngine::start(uint64_t now) {
 
 uint64_t StreamEngine::runPrologue(uint64_t now) {
   std::vector<uint64_t> channelTime(dramBusy_.size(), 0);
+  // Gradient accumulators: the whole ram cell into the operand buffer, tile k
+  // at slot k (the kernel adds every input's tile k there in place). The
+  // kernel's counters stay 0: the buffer is kernel-local.
+  for (auto& sp : streams_) {
+    Stream& s = *sp;
+    if (!s.gradient) continue;
+    const StreamPhase& p = s.phases.front();
+    const DramLocation loc = *decodeDramNocAddress(soc_, p.dramBufNocAddr);  // checked by configure
+    Dram& mem = memOf(loc);
+    const QueueHeader h = readQueueHeader(mem, loc.channel, loc.address);
+    const uint32_t slots = h.slots ? h.slots : std::max<uint32_t>(1, p.dramBufSizeQSlots);
+    const uint64_t entryBytes = uint64_t{p.dramBufSizeTiles} * p.msgSize;
+    auto cell = std::make_unique<GradientCell>();
+    cell->stream = &s;
+    cell->loc = loc;
+    cell->slotAddress = loc.address + kQueueHeaderBytes + (wrapPointer(h.wrPtr, slots) % slots) * entryBytes;
+    if (!mem.inRange(loc.channel, cell->slotAddress, uint64_t{p.numMsgs} * p.msgSize)) {
+      setFault(s, "dram-address", std::string("gradient accumulator: the ram cell's slot at ") + (loc.host ? "host " : "") +
+                                      "channel " + std::to_string(loc.channel) + " address " +
+                                      support::hexLiteral(cell->slotAddress) + " ends past the channel");
+      return 0;
+    }
+    std::span<uint8_t> l1 = s.core->core->l1();
+    for (uint32_t k = 0; k < p.numMsgs; ++k) {
+      mem.read(loc.channel, cell->slotAddress + uint64_t{k} * p.msgSize,
+               l1.subspan(p.bufAddr + size_t{k} * p.msgSize, p.msgSize));
+      channelTime[busyIndex(loc)] += transferCycles(loc, p.msgSize);
+      ++s.tilesIn;
+      ++counters_.dramReadTiles;
+      ++counters_.prologueTiles;
+      counters_.dramReadBytes += p.msgSize;
+    }
+    gradients_.push_back(std::move(cell));
+  }
   for (auto& sp : streams_) {
     Stream& s = *sp;
     if (s.done || s.phases.size() != 1 || s.iters != 1 || s.operand < 0) continue;
@@ -886,6 +946,36 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
     if (channelTime[i])
       longest = std::max(longest, channelTime[i] + (i == dram_.channelCount() ? model_.pcie.latency : model_.dram.latency));
   return longest;
+}
+
+void StreamEngine::kernelFinished(CoreCoord noc, uint64_t cycle) {
+  for (auto& cell : gradients_) {
+    Stream& s = *cell->stream;
+    if (cell->stored || s.core->noc != noc) continue;
+    cell->stored = true;
+    const StreamPhase& p = s.phases.front();
+    CoreSlot& cs = *s.core;
+    Dram& mem = memOf(cell->loc);
+    const size_t res = busyIndex(cell->loc);
+    const uint32_t port = p.outgoingDataNoc & 1;
+    const uint32_t hops = nocHops(port, cs.noc, cell->loc.core, soc_.gridX, soc_.gridY);
+    const std::span<const uint8_t> l1 = s.core->core->l1();
+    for (uint32_t k = 0; k < p.numMsgs; ++k) {
+      // As a dram_output tile: the core's NOC port, then the channel.
+      const uint64_t t0 = std::max({cycle, cs.portBusy[port], dramBusy_[res]});
+      const uint64_t ser = nocSerializationCycles(model_.noc, p.msgSize);
+      const uint64_t xfer = transferCycles(cell->loc, p.msgSize);
+      cs.portBusy[port] = t0 + ser;
+      dramBusy_[res] = t0 + xfer;
+      mem.write(cell->loc.channel, cell->slotAddress + uint64_t{k} * p.msgSize,
+                l1.subspan(p.bufAddr + size_t{k} * p.msgSize, p.msgSize));  // in range: checked by the prologue
+      ++s.tilesOut;
+      ++counters_.dramWriteTiles;
+      ++counters_.epilogueTiles;
+      counters_.dramWriteBytes += p.msgSize;
+      touch(s, t0 + std::max(ser, xfer) + nocLatencyCycles(model_.noc, hops));
+    }
+  }
 }
 
 bool StreamEngine::advance(uint64_t until) {

@@ -53,6 +53,7 @@ struct StreamCounters {
   uint64_t dramWriteTiles = 0;
   uint64_t dramWriteBytes = 0;
   uint64_t prologueTiles = 0;     // tiles the firmware preloaded (part of dramReadTiles)
+  uint64_t epilogueTiles = 0;     // gradient accumulator tiles stored back after the kernel (part of dramWriteTiles)
   uint64_t tilesMoved() const { return nocTiles + dramReadTiles + dramWriteTiles; }
 };
 
@@ -96,7 +97,16 @@ public:
   // numMsgs tiles <= buffer slots) are read into L1 now, before the harts
   // start; their tiles count as received at cycle `now`. Returns the cycles
   // the reads took (DRAM channel time), which the epoch's start is charged.
+  // Gradient accumulators (an operand stream whose one intermediate phase has
+  // a dram_buf_noc_addr: a gradient op's ram cell) are loaded here too, from
+  // the slot the cell's wr_ptr names into the buffer's first numMsgs slots.
   uint64_t runPrologue(uint64_t now);
+  // The firmware's epilogue for the core at `noc`, whose kernel finished at
+  // `cycle`: every gradient accumulator the prologue loaded on it is written
+  // back to its ram cell (DRAM channel and NOC time booked from `cycle`;
+  // the core's last activity is the last write's arrival). Nothing else
+  // may touch the cell during the epoch, so the bytes are copied now.
+  void kernelFinished(CoreCoord noc, uint64_t cycle);
   // Moves tiles up to cycle `until` (see the file comment). Returns true when
   // anything changed (a transfer started or arrived, a phase advanced).
   bool advance(uint64_t until);
@@ -127,6 +137,7 @@ private:
   struct Stream;
   struct CoreSlot;
   struct DramCursor;
+  struct GradientCell;
   struct Event {
     uint64_t time = 0;
     uint64_t seq = 0;
@@ -185,6 +196,7 @@ private:
     uint64_t popped = 0;  // slots the rd pointer moved this epoch
   };
   std::map<std::tuple<bool, uint32_t, uint64_t>, ReaderGroup> readers_;  // by (host, channel, header address)
+  std::vector<std::unique_ptr<GradientCell>> gradients_;  // loaded by the prologue, stored by kernelFinished
   uint64_t seq_ = 0;
   uint64_t now_ = 0;           // start of the current window
   uint64_t wake_ = ~uint64_t{0};

@@ -618,6 +618,11 @@ void TensixCore::resetForEpoch() {
   lastStepProgress_ = false;
 }
 
+void TensixCore::startAt(uint64_t cycle) {
+  now_ = std::max(now_, cycle);
+  for (auto& h : harts_) h->advanceCyclesTo(cycle);
+}
+
 CoreRunResult TensixCore::run(const RunOptions& options, const Agent& agent) {
   bool pending = agent ? agent(*this) : false;  // e.g. feed the first tiles before the harts start
   for (;;) {

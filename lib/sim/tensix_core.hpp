@@ -227,6 +227,9 @@ public:
   // semaphores at their start values, no programs loaded (every hart
   // absent), clock 0, debug logs empty.
   void resetForEpoch();
+  // After loading, before the first step: the harts start at `cycle` (the
+  // firmware was reading their binaries from DRAM until then).
+  void startAt(uint64_t cycle);
 
 private:
   class Mmio;

@@ -778,6 +778,46 @@ TEST_CASE("pack l1 accumulate adds the tile already in L1", "[sim][coprocessor][
   }
 }
 
+// A gradient op's block (docs/device-model.md, "Gradient accumulation"): the
+// ram cell, loaded into L1, gets every input's tile k added at slot k, each
+// sum rounded to the L1 format at once (the reference rounds once at the end).
+TEST_CASE("pack l1 accumulate sums a gradient block, rounding after every input", "[sim][coprocessor][pack]") {
+  Rig rig;  // Float32 dest: the dest values below are exact
+  const uint32_t slot1 = kOut + netlist::tileSizeBytes(DataFormat::Float16);
+  rig.putTile(kOut, DataFormat::Float16, Tile{});  // the cell as loaded: zeros
+  rig.putTile(slot1, DataFormat::Float16, Tile{});
+  const Tile seven = tileOf([](size_t, size_t) { return 7.0f; });
+  // Three inputs' tile 0, at three positions of the tile.
+  const std::array<std::array<float, 3>, 3> inputs = {{
+      {1.0f, -3.0f, 1024.0f},
+      {0x1p-11f, 1.5f, 0.5f},
+      {0x1p-12f, 0.25f, 0.5f},
+  }};
+  for (const auto& in : inputs) {
+    Tile t{};
+    t[0] = in[0];
+    t[1] = in[1];
+    t[at(31, 31)] = in[2];
+    rig.loadDest(t, 0);
+    rig.loadDest(seven, 1);
+    const uint32_t cycles = rig.run(kPackThread, packWord(0, DataFormat::Float16, kPackL1Accumulate), kOut);
+    CHECK(cycles == 8 + 2 * 2080 / 16);  // the tile read back, then written
+    rig.run(kPackThread, packWord(1, DataFormat::Float16, kPackL1Accumulate), slot1);
+  }
+  const Tile got = rig.getTile(kOut, DataFormat::Float16);
+  // 1 + 2^-11 is half a Float16 ulp (2^-10) above 1: ties away, 1 + 2^-10;
+  // then 2^-12 is less than half an ulp: unchanged.
+  CHECK(got[0] == 1.0f + 0x1p-10f);
+  CHECK(got[1] == -1.25f);  // -3 + 1.5 + 0.25, exact at every step
+  // Ulp 1 at 1024: 1024.5 ties away to 1025, 1025.5 to 1026 (one rounding
+  // of 1024 + 0.5 + 0.5 would give 1025).
+  CHECK(got[at(31, 31)] == 1026.0f);
+  for (size_t i = 2; i < 1024; ++i)
+    if (i != at(31, 31)) REQUIRE(got[i] == 0.0f);
+  // Slot 1 accumulated its own tiles only.
+  requireTilesEqual(rig.getTile(slot1, DataFormat::Float16), tileOf([](size_t, size_t) { return 21.0f; }));
+}
+
 TEST_CASE("dest format rounding on every write", "[sim][coprocessor][math]") {
   Rig rig;
   Tile t{};

@@ -7,10 +7,13 @@
 #include "simchip_helpers.hpp"
 
 #include "../sim/llvm_tools.hpp"
+#include "sim/binaries_cache.hpp"
 #include "sim/epoch_runner.hpp"
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <tuple>
 
 using namespace simchip;
 namespace c = tessera::contract;
@@ -219,4 +222,78 @@ TEST_CASE("epoch runner: tensors through DRAM queue buffers", "[simchip][dram]")
   REQUIRE(readTensorEntry(chip.dram(), buffers, 1, b, netlist::DataFormat::Float16_b, back, 0, error));
   CHECK(back.data == t.data);  // integers below 256 are exact in Float16_b
   CHECK_FALSE(writeTensorEntry(chip.dram(), {buffers[0]}, 1, t, 0, b, netlist::DataFormat::Float16_b, error));
+}
+
+// The same two-core pipeline with the binaries pushed into the cores' DRAM
+// caches and epoch command queues (docs/device-model.md, "Binaries cache and
+// epoch commands"): the firmware loads them from DRAM, the epoch info is the
+// commands', the harts start when the images have arrived, and a second run
+// of the epoch hits the caches.
+TEST_CASE("kernels: binaries from the DRAM cache through epoch commands", "[simchip][kernels][binaries]") {
+  sim_test::TempDir dir;
+  const std::string copy = kernelDir(dir, "copy", "core_copy.s");
+  Chip chip(grayskull());
+  std::string error;
+  std::optional<BinariesLayout> layout = BinariesLayout::forSoc(grayskull(), error);
+  REQUIRE(layout);
+  BinariesHost host(*layout);
+  const Queue in{0, 0x10000, 3, 2};
+  const Queue out{5, 0x20000, 3, 2};
+  auto blobOf = [](int x, int y, std::vector<Stream> streams) {
+    CoreBlob b;
+    b.x = static_cast<uint32_t>(x);
+    b.y = static_cast<uint32_t>(y);
+    b.streams = std::move(streams);
+    return std::vector<blob::HexSegment>{{c::kOverlayBlobBase / 4, blob::encodeCoreBlob(b)}};
+  };
+  const uint64_t inAddr = dramNocAddress(grayskull(), 0, in.address);
+  const std::vector<blob::HexSegment> first =
+      blobOf(1, 1, {streamOf(1, 1, 8, {dramToKernel(2, kBuf0, 2, inAddr, 3, 2), dramToKernel(2, kBuf0, 2, inAddr, 3, 2),
+                                        dramToKernel(2, kBuf0, 2, inAddr, 3, 2)}),
+                    streamOf(1, 1, 24, {packerToRemote(6, kBuf1, 3, {sname(2, 2, 8)})})});
+  const std::vector<blob::HexSegment> second =
+      blobOf(2, 2, {streamOf(2, 2, 8, {remoteToKernel(6, kBuf0, 2, {sname(1, 1, 24)})}),
+                    streamOf(2, 2, 24, {packerToDram(6, kBuf1, 3, dramNocAddress(grayskull(), 5, out.address), 3, 2)})});
+
+  for (int runIndex = 0; runIndex < 2; ++runIndex) {
+    INFO("run " << runIndex);
+    QueueHeader hin;
+    hin.wrPtr = 3;
+    REQUIRE(writeQueueHeader(chip.dram(), in.channel, in.address, hin));
+    REQUIRE(writeQueueHeader(chip.dram(), out.channel, out.address, QueueHeader{}));
+    for (uint32_t s = 0; s < 3; ++s)
+      for (uint32_t t = 0; t < 2; ++t) writeDramTile(chip.dram(), in, s, t, 60 + 2 * s + t);
+    EpochRun run;
+    run.options.epoch.inputCount = 0;  // the commands say 6
+    for (auto [noc, name, blob] : {std::tuple{CoreCoord{1, 1}, "first", &first}, std::tuple{CoreCoord{2, 2}, "second", &second}}) {
+      auto encode = [&, blob = blob](std::vector<uint8_t>& bytes, std::string& why) {
+        BinariesImage image;
+        if (!readKernelDir(copy, image, why)) return false;
+        image.blob = *blob;
+        bytes = encodeBinaries(image);
+        return true;
+      };
+      REQUIRE(host.deploy(chip.dram(), noc, name, 3, 6, encode, error));
+      EpochCore ec;
+      ec.noc = noc;
+      ec.name = name;
+      ec.fromEpochCommand = true;
+      run.cores.push_back(ec);
+    }
+    ChipRunResult r = runEpoch(chip, run);
+    INFO(r.message);
+    REQUIRE(r.stop == ChipStop::Done);
+    CHECK(r.ok());
+    for (uint32_t s = 0; s < 3; ++s)
+      for (uint32_t t = 0; t < 2; ++t) CHECK(isPattern(readDramTile(chip.dram(), out, s, t), 60 + 2 * s + t));
+    CHECK(readQueueHeader(chip.dram(), out.channel, out.address).wrPtr == 3);
+    // Both images read from DRAM before the harts started.
+    CHECK(r.binariesReadBytes == host.counters().pushedBytes);
+    CHECK(r.binariesCycles > 120);  // at least the DRAM latency
+    REQUIRE(r.cores.size() == 2);
+    for (const HartReport& h : r.cores[0].harts.harts) CHECK(h.cycles >= 256);  // started a round late (or more)
+  }
+  CHECK(host.counters().pushes == 2);
+  CHECK(host.counters().hits == 2);
+  CHECK(host.counters().commands == 4);
 }
