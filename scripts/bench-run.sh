@@ -8,8 +8,9 @@
 #   warm    the same build directory again: nothing is stale, the run is
 #           the reference model plus the simulated chip.
 # Prints the machine and load, then per run the wall time, peak RSS
-# (/usr/bin/time), the hlkc summary and the simulated chip's cycles and
-# cycles per second (loader --profile). Record the figures in docs/performance.md.
+# (/usr/bin/time), the hlkc summary, the simulated chip's cycles and
+# cycles per second and its binaries cache counters (loader --profile).
+# Record the figures in docs/performance.md.
 #
 #   scripts/bench-run.sh [NETLIST...]
 set -euo pipefail
@@ -33,7 +34,7 @@ for netlist in "$@"; do
     fi
     read -r wall rss < <(tail -1 "$work/time")
     hlkc="$(sed -n 's/^  hlkc: *ran 1 (\(.*\))$/\1/p' "$work/out")"
-    sim="$(sed -n 's/^profile (sim): //p' "$work/out")"
+    sim="$(sed -n 's/^profile (sim): //p' "$work/out" | paste -sd ';' | sed 's/;/; /g')"  # cycles; binaries cache
     printf '  %-8s %7.2f s wall, peak RSS %4d MB; %s; %s\n' "$name:" "$wall" $((rss / 1024)) "${hlkc:-no hlkc}" "$sim"
   done
 done
