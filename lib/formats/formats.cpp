@@ -454,6 +454,31 @@ void unpackValues(const uint8_t* data, const std::array<uint16_t, kTileValues>& 
   }
 }
 
+// decodeBfpValue over a whole tile, the block's scale computed once: the
+// value is mag x (2^(shared - bias) / 2^(MagBits-1)), that unit a power of
+// two (normal or a float32 denormal, exact either way), so the product is
+// exactly decodeBfpValue's, flushed the same way below FLT_MIN. The
+// simulator unpacks every Bfp tile it reads through here.
+template <int MagBits>
+void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* data,
+                     std::span<float, kTileValues> rowMajor) {
+  constexpr unsigned kBits = MagBits + 1, kPerByte = 8 / kBits, kCodeMask = (1u << kBits) - 1;
+  constexpr unsigned kMagMaskBits = (1u << MagBits) - 1;
+  constexpr float kPerUnit = 1.0f / static_cast<float>(1u << (MagBits - 1));
+  for (size_t block = 0; block < kExponentBytes; ++block) {
+    const float unit = floatOf(static_cast<uint32_t>(exponents[block] - s.expBias + 127) << 23) * kPerUnit;
+    // A block is one face row: 16 consecutive values of the row-major tile.
+    float* out = rowMajor.data() + kFaceOrder[block * kBfpBlock];
+    for (size_t i = 0; i < kBfpBlock; ++i) {
+      const size_t v = block * kBfpBlock + i;
+      const unsigned code = (data[v / kPerByte] >> ((v % kPerByte) * kBits)) & kCodeMask;
+      float x = static_cast<float>(code & kMagMaskBits) * unit;
+      if (x < std::numeric_limits<float>::min()) x = 0.0f;
+      out[i] = (code >> MagBits) & 1u ? -x : x;
+    }
+  }
+}
+
 template <class Fn> void applyAll(std::span<float> values, Fn fn) {
   for (float& v : values) v = fn(v);
 }
@@ -572,15 +597,11 @@ void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTi
 
   if (isBfpFormat(df)) {
     const BfpSpec s = bfpSpec(df);
-    const unsigned bitsPerValue = static_cast<unsigned>(s.magBits + 1);
-    const unsigned valuesPerByte = 8u / bitsPerValue;
-    const unsigned codeMask = (1u << bitsPerValue) - 1;
-    for (size_t v = 0; v < kTileValues; ++v) {
-      const unsigned shift = static_cast<unsigned>(v % valuesPerByte) * bitsPerValue;
-      const auto code = static_cast<uint8_t>((data[v / valuesPerByte] >> shift) & codeMask);
-      rowMajor[kFaceOrder[v]] = decodeBfpValue(s, exponents[v / kBfpBlock], code);
+    switch (s.magBits) {
+    case 7: return unpackBfpValues<7>(s, exponents, data, rowMajor);
+    case 3: return unpackBfpValues<3>(s, exponents, data, rowMajor);
+    default: return unpackBfpValues<1>(s, exponents, data, rowMajor);
     }
-    return;
   }
   const auto& order = storageOrder(df);
   switch (df) {

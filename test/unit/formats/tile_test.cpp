@@ -158,6 +158,54 @@ TEST_CASE("Bfp8 (A) tile: exponent rebiased by 15", "[formats][tile]") {
   CHECK(unpack(DataFormat::Bfp8, b) == v);
 }
 
+TEST_CASE("Bfp tiles unpack hand-made bytes, extreme exponents included", "[formats][tile]") {
+  // Bfp8_b, block 0 (face 0 row 0) with exponent byte 130 (2^3): magnitude
+  // 0x40 is 1.0 x 8 = 8, 0x01 is 8 / 64 = 0.125, sign bit 0x80 negates, and
+  // 0x80 alone is -0. Block 1 with exponent byte 1 (2^-126): 0x40 is 2^-126,
+  // the smallest normal; 0x20 would be 2^-127, a denormal: flushed to +0,
+  // and 0xA0 to -0. Block 2 with exponent byte 0: every value is 0. Block 3
+  // with exponent byte 255 (2^128 overflows): 0x40 is +inf.
+  std::vector<uint8_t> b(tileBytes(DataFormat::Bfp8_b), 0);
+  b[16] = 130;
+  b[80] = 0x40;
+  b[81] = 0x01;
+  b[82] = 0xC0;
+  b[83] = 0x80;
+  b[17] = 1;
+  b[96] = 0x40;
+  b[97] = 0x20;
+  b[98] = 0xA0;
+  b[18] = 0;
+  b[112] = 0x7F;
+  b[19] = 255;
+  b[128] = 0x40;
+  TileValues v{};
+  unpackTile(DataFormat::Bfp8_b, b, v);
+  CHECK(at(v, 0, 0) == 8.0f);
+  CHECK(at(v, 0, 1) == 0.125f);
+  CHECK(at(v, 0, 2) == -8.0f);
+  CHECK(at(v, 0, 3) == 0.0f);
+  CHECK(std::signbit(at(v, 0, 3)));
+  CHECK(at(v, 1, 0) == std::numeric_limits<float>::min());
+  CHECK(at(v, 1, 1) == 0.0f);
+  CHECK_FALSE(std::signbit(at(v, 1, 1)));
+  CHECK(std::signbit(at(v, 1, 2)));
+  CHECK(at(v, 2, 0) == 0.0f);
+  CHECK(at(v, 3, 0) == std::numeric_limits<float>::infinity());
+  // Bfp2 (A): exponent byte 15 is 2^0; 1 magnitude bit, 4 values a byte,
+  // the first in the low bits: codes 01 (1.0), 11 (-1.0), 00, 10 (-0).
+  std::vector<uint8_t> b2(tileBytes(DataFormat::Bfp2), 0);
+  b2[16] = 15;
+  b2[80] = 0b10'00'11'01;
+  TileValues v2{};
+  unpackTile(DataFormat::Bfp2, b2, v2);
+  CHECK(at(v2, 0, 0) == 1.0f);
+  CHECK(at(v2, 0, 1) == -1.0f);
+  CHECK(at(v2, 0, 2) == 0.0f);
+  CHECK(at(v2, 0, 3) == 0.0f);
+  CHECK(std::signbit(at(v2, 0, 3)));
+}
+
 TEST_CASE("Bfp4 and Bfp2 tiles pack the first value in the low bits", "[formats][tile]") {
   TileValues v{};
   // Block 0 of Bfp4_b: E = 0, step 0.25: 1.0 -> 4, 0.75 -> 3, -1.5 -> 8|6.
