@@ -1,6 +1,7 @@
 #include "loader/sim_target.hpp"
 
 #include "formats/blocking.hpp"
+#include "netlist/shape.hpp"
 #include "sim/chip.hpp"
 #include "sim/dram.hpp"
 #include "sim/epoch_runner.hpp"
@@ -142,16 +143,11 @@ const SimEpochInfo& SimTarget::epochFor(runtime::EpochIo& io) const {
 }
 
 void SimTarget::checkReservedDram() {
-  if (reservedChecked_) return;
-  reservedChecked_ = true;
   const sim::BinariesLayout& layout = binaries_->layout();
   const uint64_t lo = layout.regionBase(), hi = lo + layout.regionBytes();
   for (const auto& q : nl_->queues) {
     if (q.location.value != netlist::IoLocation::Dram) continue;
-    formats::Blocking b = formats::blockingOf(q);
-    const uint64_t bytes = sim::kQueueHeaderBytes + static_cast<uint64_t>(q.entries.value) *
-                                                         static_cast<uint64_t>(b.tilesPerCore()) *
-                                                         netlist::tileSizeBytes(q.df.value);
+    const uint64_t bytes = netlist::queueBufferBytes(q);
     for (size_t i = 0; i < q.dram.size(); ++i) {
       const auto& a = q.dram[i];
       if (a.channel < 0 || !layout.overlaps(static_cast<uint32_t>(a.channel), a.address, bytes)) continue;
@@ -176,8 +172,8 @@ void SimTarget::pushBinaries(const netlist::Graph& graph, const SimEpochInfo& ep
     std::optional<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_, error);
     if (!layout) throw fail("sim-unsupported", error);
     binaries_.emplace(std::move(*layout));
+    checkReservedDram();  // once: the netlist's queues do not move
   }
-  checkReservedDram();
   for (sim::EpochCore& core : cores) {
     const std::string name = core.name.empty() ? toString(core.noc) : core.name;
     // Parsed once per file per run, encoded only when the slot must be (re)filled.

@@ -90,7 +90,6 @@ private:
   std::unique_ptr<sim::Chip> chip_;
   std::map<std::string, const netlist::Queue*> queues_;
   std::optional<sim::BinariesHost> binaries_;
-  bool reservedChecked_ = false;
   std::map<std::string, sim::BinariesImage> kernelFiles_; // kernel directory -> its three parsed ELFs
   std::map<std::string, std::vector<blob::HexSegment>> blobFiles_; // blob .hex path -> its segments
   uint64_t totalCycles_ = 0;

@@ -25,6 +25,22 @@ std::optional<TensorShape> queueShape(const Queue& queue) {
   return blockShape(queue.t, queue.gridSize, queue.mblock, queue.ublock);
 }
 
+uint64_t queueBufferBytes(const Queue& q) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max(), kHeaderBytes = 32;
+  auto mul = [](uint64_t a, uint64_t b) {
+    const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+    return p > kMax ? kMax : static_cast<uint64_t>(p);
+  };
+  auto count = [](const Field<int64_t>& f) -> uint64_t { return f.present() && f.value > 0 ? static_cast<uint64_t>(f.value) : 0; };
+  auto area = [&](const Field<Dim2>& f) -> uint64_t {
+    if (!f.present() || f.value.r < 0 || f.value.c < 0) return 0;
+    return mul(static_cast<uint64_t>(f.value.r), static_cast<uint64_t>(f.value.c));
+  };
+  const uint64_t tiles = mul(mul(count(q.entries), count(q.t)), mul(area(q.mblock), area(q.ublock)));
+  const uint64_t bytes = mul(tiles, q.df.present() ? tileSizeBytes(q.df.value) : 0);
+  return bytes > kMax - kHeaderBytes ? kMax : bytes + kHeaderBytes;
+}
+
 std::optional<TensorShape> applyTms(TensorShape s, const std::vector<Tm>& tms, const Tm** failed, std::string* why) {
   auto fail = [&](const Tm& tm, std::string reason) -> std::optional<TensorShape> {
     if (failed) *failed = &tm;

@@ -22,6 +22,12 @@ struct TensorShape {
 std::optional<TensorShape> opOutputShape(const Op& op);
 std::optional<TensorShape> queueShape(const Queue& queue);
 
+// Bytes of one buffer (grid cell) of a queue: its entries of t macroblocks of
+// tiles in its format, plus the 32-byte header every BUDA queue buffer
+// starts with (rd/wr pointers). Absent or negative fields count as 0 (so an
+// invalid netlist can still be summarised); saturates at UINT64_MAX.
+uint64_t queueBufferBytes(const Queue& queue);
+
 // Applies TMs in order. On failure returns nullopt, sets `*failed` to the TM
 // that cannot apply and `*why` to the reason (e.g. "hslice 3 needs cols
 // divisible by 3, got 4").

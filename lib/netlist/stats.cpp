@@ -3,6 +3,8 @@
 // 64-bit arithmetic, so no input can overflow or crash the summary.
 #include "netlist/stats.hpp"
 
+#include "netlist/shape.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,9 +20,6 @@ namespace tessera::netlist {
 namespace {
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-// Every BUDA queue buffer starts with a 32-byte header (rd/wr pointers).
-constexpr uint64_t kQueueHeaderBytes = 32;
-
 uint64_t satMul(uint64_t a, uint64_t b) {
   unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
   return p > kMax ? kMax : static_cast<uint64_t>(p);
@@ -29,15 +28,7 @@ uint64_t satAdd(uint64_t a, uint64_t b) { return a > kMax - b ? kMax : a + b; }
 
 // Negative sizes only occur in invalid netlists; they count as nothing.
 uint64_t nonNeg(int64_t v) { return v < 0 ? 0 : static_cast<uint64_t>(v); }
-uint64_t fieldU(const Field<int64_t>& f) { return f.present() ? nonNeg(f.value) : 0; }
 uint64_t area(const Field<Dim2>& f) { return f.present() ? satMul(nonNeg(f.value.r), nonNeg(f.value.c)) : 0; }
-
-// Bytes of one buffer of a queue: its entries of t macroblocks of tiles, plus the header.
-uint64_t bufferBytes(const Queue& q) {
-  uint64_t tiles = satMul(satMul(fieldU(q.entries), fieldU(q.t)), satMul(area(q.mblock), area(q.ublock)));
-  uint64_t tile = q.df.present() ? tileSizeBytes(q.df.value) : 0;
-  return satAdd(satMul(tiles, tile), kQueueHeaderBytes);
-}
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
@@ -169,7 +160,7 @@ std::string queueBytes(const Netlist& nl) {
   Usage host, dramTotal;
   for (const Queue& q : nl.queues) {
     if (!q.location.present()) continue;
-    uint64_t per = bufferBytes(q);
+    uint64_t per = queueBufferBytes(q);
     int64_t device = q.targetDevice.present() ? q.targetDevice.value : 0;
     if (q.location.value == IoLocation::Host) {
       host.queues += 1;
