@@ -74,13 +74,19 @@ std::string checkEncodable(const CoreBlob& blob) {
       return "stream id " + std::to_string(s.name.streamId) + " is out of range (a core has " +
              std::to_string(kStreamsPerCore) + " streams)";
     ids.push_back(s.name.streamId);
-    for (const StreamPhase& p : s.phases)
+    for (const StreamPhase& p : s.phases) {
+      if (!p.srcChunkOffsets.empty() &&
+          (p.srcChunkTiles == 0 || uint64_t{p.srcChunkTiles} * p.srcChunkOffsets.size() != p.numMsgs))
+        return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " +
+               std::to_string(p.srcChunkOffsets.size()) + " chunks of " + std::to_string(p.srcChunkTiles) +
+               " tiles (src_chunk_offsets, src_chunk_tiles) are not its num_msgs " + std::to_string(p.numMsgs);
       for (const auto* list : {&p.src, &p.dest})
         for (const StreamName& r : *list)
           if (!coordOk(r))
             return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " +
                    (list == &p.src ? "src " : "dest ") + refName(r) +
                    " does not fit a stream reference (chip, y, x <= 255, stream id < 64)";
+    }
   }
   std::sort(ids.begin(), ids.end());
   if (auto it = std::adjacent_find(ids.begin(), ids.end()); it != ids.end())
@@ -125,18 +131,22 @@ std::vector<uint32_t> configWords(const StreamPhase& p) {
 }
 
 // What the encoder writes, in order: streams by id, one config per distinct
-// (config words, src, dest) in order of first use.
+// (config words, src, dest) in order of first use, one chunk list per
+// distinct list in order of first use.
 struct Plan {
   std::vector<const Stream*> streams;
   std::vector<uint32_t> phaseConfig;            // per phase, streams in order
+  std::vector<uint32_t> phaseChunkList;         // per phase: index into chunkLists + 1, 0 for none
   std::vector<std::vector<uint32_t>> configs;   // config words (offsets 0)
   std::vector<const StreamPhase*> configPhase;  // a phase with that config (for its lists)
+  std::vector<const std::vector<uint32_t>*> chunkLists;
   uint64_t phases = 0;
   uint64_t refs = 0;                            // src + dest entries of all configs
+  uint64_t chunkWords = 0;                      // entries of all chunk lists
 
   uint64_t sizeBytes() const {
     return 4 * (kHeaderWords + uint64_t{kStreamEntryWords} * streams.size() + uint64_t{kPhaseRecordWords} * phases +
-                uint64_t{kConfigRecordWords} * configs.size() + refs);
+                uint64_t{kConfigRecordWords} * configs.size() + refs + chunkWords);
   }
 };
 
@@ -144,9 +154,20 @@ Plan makePlan(const CoreBlob& blob) {
   Plan plan;
   plan.streams = sortedStreams(blob);
   std::map<std::vector<uint32_t>, uint32_t> index;  // config words + packed src + packed dest -> config
+  std::map<std::vector<uint32_t>, uint32_t> listIndex;  // chunk list -> index + 1
   for (const Stream* s : plan.streams) {
     for (const StreamPhase& p : s->phases) {
       ++plan.phases;
+      uint32_t list = 0;
+      if (!p.srcChunkOffsets.empty()) {
+        auto [it, added] = listIndex.emplace(p.srcChunkOffsets, static_cast<uint32_t>(plan.chunkLists.size() + 1));
+        if (added) {
+          plan.chunkLists.push_back(&p.srcChunkOffsets);
+          plan.chunkWords += p.srcChunkOffsets.size();
+        }
+        list = it->second;
+      }
+      plan.phaseChunkList.push_back(list);
       std::vector<uint32_t> words = configWords(p);
       std::vector<uint32_t> key = words;
       for (const StreamName& n : p.src) key.push_back(packStreamRef(n));
@@ -169,7 +190,8 @@ uint64_t encodedSizeBytes(const CoreBlob& blob) { return makePlan(blob).sizeByte
 
 BlobSizeInfo blobSizeInfo(const CoreBlob& blob) {
   Plan plan = makePlan(blob);
-  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.sizeBytes()};
+  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.chunkWords,
+                      plan.sizeBytes()};
 }
 
 uint32_t blobChecksum(std::span<const uint32_t> words) {
@@ -198,6 +220,12 @@ std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
   w[kHdrStreamTableOffset] = plan.streams.empty() ? 0 : tableOffset;
   w[kHdrConfigCount] = static_cast<uint32_t>(plan.configs.size());
   w[kHdrConfigTableOffset] = plan.configs.empty() ? 0 : configOffset;
+  std::vector<uint32_t> listOffsets;  // byte offset of each chunk list, after the stream refs
+  for (uint32_t next = refsOffset + 4 * static_cast<uint32_t>(plan.refs); const auto* list : plan.chunkLists) {
+    listOffsets.push_back(next);
+    std::copy(list->begin(), list->end(), w.begin() + next / 4);
+    next += 4 * static_cast<uint32_t>(list->size());
+  }
 
   uint32_t nextPhase = phasesOffset;  // byte offset of the next phase record
   size_t phaseIndex = 0;
@@ -216,6 +244,10 @@ std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
       r[kPhNumMsgs] = p.numMsgs;
       r[kPhSrcTileOffset] = p.srcTileOffset;
       r[kPhSrcFreedTiles] = p.srcFreedTiles;
+      if (uint32_t list = plan.phaseChunkList[phaseIndex]) {
+        r[kPhChunkTiles] = p.srcChunkTiles;
+        r[kPhChunkList] = listOffsets[list - 1];
+      }
       r[kPhConfig] = plan.phaseConfig[phaseIndex++];
     }
   }
@@ -262,12 +294,48 @@ private:
   bool region(uint64_t countField, uint64_t offsetField, const std::string& what, uint64_t entryWords,
               uint32_t& count, uint32_t& offset);
   bool readConfig(uint32_t index, uint64_t at, StreamPhase& out);
+  // The phase record at `r`'s chunk list into p (numMsgs already set).
+  bool readChunkList(uint64_t r, const std::string& pname, StreamPhase& p);
 
   std::span<const uint8_t> bytes_;
   std::string& error_;
   uint32_t total_ = 0;
   std::vector<bool> used_;  // per word of the blob
+  std::map<uint32_t, uint32_t> chunkLists_;  // offset -> entries of the chunk lists claimed (phases share them)
+  uint64_t decodedEntries_ = 0;  // src/dest and chunk entries copied into phases so far
 };
+
+bool Decoder::readChunkList(uint64_t r, const std::string& pname, StreamPhase& p) {
+  const uint32_t tiles = word(r + kPhChunkTiles * 4), offset = word(r + kPhChunkList * 4);
+  if (tiles == 0) {
+    if (offset != 0)
+      return fail(r + kPhChunkList * 4, pname + ".chunk_list",
+                  "no chunk size but offset " + hex32(offset) + " (expected 0)");
+    return true;
+  }
+  if (p.numMsgs == 0 || p.numMsgs % tiles != 0)
+    return fail(r + kPhChunkTiles * 4, pname + ".chunk_tiles",
+                "num_msgs " + std::to_string(p.numMsgs) + " is not a positive multiple of the chunk size " +
+                    std::to_string(tiles));
+  const uint32_t count = p.numMsgs / tiles;
+  decodedEntries_ += count;
+  if (decodedEntries_ > kMaxDecodedRefs)
+    return fail(r + kPhChunkList * 4, pname + ".chunk_list",
+                "the phases' lists add up to more than " + std::to_string(kMaxDecodedRefs) + " entries");
+  auto it = chunkLists_.find(offset);
+  if (it == chunkLists_.end()) {
+    if (!claim(r + kPhChunkList * 4, pname + " chunk list", offset, count)) return false;
+    chunkLists_.emplace(offset, count);
+  } else if (it->second != count) {
+    return fail(r + kPhChunkList * 4, pname + ".chunk_list",
+                "the list at offset " + hex32(offset) + " is shared with a phase that reads " +
+                    std::to_string(it->second) + " entries, this one " + std::to_string(count));
+  }
+  p.srcChunkTiles = tiles;
+  p.srcChunkOffsets.resize(count);
+  for (uint32_t j = 0; j < count; ++j) p.srcChunkOffsets[j] = word(uint64_t{offset} + uint64_t{j} * 4);
+  return true;
+}
 
 bool Decoder::claim(uint64_t fieldOffset, const std::string& what, uint64_t offset, uint64_t words) {
   if (offset % 4 != 0) return fail(fieldOffset, what, "offset " + hex32(offset) + " is not a multiple of 4");
@@ -413,7 +481,6 @@ std::optional<CoreBlob> Decoder::run() {
   for (uint32_t c = 0; c < configCount; ++c)
     if (!readConfig(c, uint64_t{configOffset} + uint64_t{c} * kConfigRecordWords * 4, configs[c])) return std::nullopt;
 
-  uint64_t refs = 0;
   for (uint32_t i = 0; i < streamCount; ++i) {
     const uint64_t e = uint64_t{tableOffset} + uint64_t{i} * kStreamEntryWords * 4;
     const std::string sname = "stream[" + std::to_string(i) + "]";
@@ -448,10 +515,10 @@ std::optional<CoreBlob> Decoder::run() {
         fail(r + kPhFlags * 4, pname + ".flags", "unknown flag bits " + hex32(flags & ~uint32_t{kFlagsKnown}));
         return std::nullopt;
       }
-      refs += configs[config].src.size() + configs[config].dest.size();
-      if (refs > kMaxDecodedRefs) {
+      decodedEntries_ += configs[config].src.size() + configs[config].dest.size();
+      if (decodedEntries_ > kMaxDecodedRefs) {
         fail(r + kPhConfig * 4, pname + ".config",
-             "the phases' src/dest lists add up to more than " + std::to_string(kMaxDecodedRefs) + " entries");
+             "the phases' lists add up to more than " + std::to_string(kMaxDecodedRefs) + " entries");
         return std::nullopt;
       }
       StreamPhase p = configs[config];
@@ -469,6 +536,7 @@ std::optional<CoreBlob> Decoder::run() {
       p.numMsgs = f(kPhNumMsgs);
       p.srcTileOffset = f(kPhSrcTileOffset);
       p.srcFreedTiles = f(kPhSrcFreedTiles);
+      if (!readChunkList(r, pname, p)) return std::nullopt;
       s.phases.push_back(std::move(p));
     }
     blob.streams.push_back(std::move(s));

@@ -2,21 +2,24 @@
 // the simulator's stream engine decodes from that core's L1 at
 // contract::kOverlayBlobBase. Layout: docs/device-model.md, "Overlay blobs".
 //
-// Layout version 3 in short (all fields little-endian 32-bit words; every
+// Layout version 4 in short (all fields little-endian 32-bit words; every
 // offset is in bytes from the first byte of the blob, so a blob is
 // relocatable):
 //   header         12 words: magic 'TSBL', version, total bytes, checksum,
 //                  chip, y, x, epoch, stream count, stream table offset,
 //                  config count, config table offset
 //   stream table   3 words per stream: stream id, phase count, phases offset
-//   phase records  7 words per phase: what changes phase by phase (id,
-//                  flags, num_msgs, src_tile_offset, src_freed_tiles) and a
-//                  config index
+//   phase records  9 words per phase: what changes phase by phase (id,
+//                  flags, num_msgs, src_tile_offset, src_freed_tiles, chunk
+//                  size and chunk list offset) and a config index
 //   config records 30 words each: everything else of a phase (buffer, DRAM,
 //                  NOC, window size, src/dest lists, padding value,
 //                  untilize dims); identical configs are
 //                  stored once, so long phase lists stay small
 //   stream refs    1 word per src/dest entry: chip<<24 | y<<16 | x<<8 | stream
+//   chunk lists    1 word per chunk (a tile offset in the period) of the
+//                  phases with src_chunk_offsets, num_msgs / chunk tiles
+//                  words each; identical lists are stored once
 #pragma once
 
 #include "blob/blob_model.hpp"
@@ -55,18 +58,19 @@ std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::str
 
 // Layout constants (docs/device-model.md, "Overlay blobs and streams").
 constexpr uint32_t kBlobMagic = 0x4C425354;  // bytes 'T' 'S' 'B' 'L' in memory order
-constexpr uint32_t kBlobVersion = 3;
+constexpr uint32_t kBlobVersion = 4;
 constexpr uint32_t kHeaderWords = 12;
 constexpr uint32_t kStreamEntryWords = 3;
-constexpr uint32_t kPhaseRecordWords = 7;
+constexpr uint32_t kPhaseRecordWords = 9;
 constexpr uint32_t kConfigRecordWords = 30;
 // Header word indices.
 constexpr uint32_t kHdrMagic = 0, kHdrVersion = 1, kHdrTotalBytes = 2, kHdrChecksum = 3, kHdrChip = 4, kHdrY = 5,
                    kHdrX = 6, kHdrEpoch = 7, kHdrStreamCount = 8, kHdrStreamTableOffset = 9, kHdrConfigCount = 10,
                    kHdrConfigTableOffset = 11;
 // Phase record word indices.
+// kPhChunkTiles 0: the phase sends one range (kPhChunkList is then 0).
 constexpr uint32_t kPhIdLo = 0, kPhIdHi = 1, kPhFlags = 2, kPhNumMsgs = 3, kPhSrcTileOffset = 4, kPhConfig = 5,
-                   kPhSrcFreedTiles = 6;
+                   kPhSrcFreedTiles = 6, kPhChunkTiles = 7, kPhChunkList = 8;
 // Config record word indices.
 constexpr uint32_t kCfMsgSize = 0, kCfBufAddr = 1, kCfBufSize = 2, kCfNumIters = 3, kCfPipeIdLo = 4,
                    kCfPipeIdHi = 5, kCfBufIdLo = 6, kCfBufIdHi = 7, kCfDramAddrLo = 8, kCfDramAddrHi = 9,
@@ -89,9 +93,9 @@ enum PhaseFlag : uint32_t {
   kFlagDramPadding = 1u << 9,
   kFlagsKnown = 0x3FF,
 };
-// Decoding gives every phase its own copy of its config's src/dest lists;
-// past this many entries in all the blob is rejected (bounds the memory a
-// hostile blob can make the decoder use).
+// Decoding gives every phase its own copy of its config's src/dest lists
+// and of its chunk list; past this many entries in all the blob is rejected
+// (bounds the memory a hostile blob can make the decoder use).
 constexpr uint64_t kMaxDecodedRefs = 1u << 20;
 
 // One src/dest entry as a word; streamId < kStreamsPerCore, others <= 255.
@@ -99,7 +103,8 @@ uint32_t packStreamRef(const StreamName& name);
 StreamName unpackStreamRef(uint32_t word);
 
 // Empty when `blob` can be encoded; otherwise what cannot (a coordinate over
-// 255, a stream id >= kStreamsPerCore, two streams with one id).
+// 255, a stream id >= kStreamsPerCore, two streams with one id, a chunk list
+// that does not add up to the phase's num_msgs).
 std::string checkEncodable(const CoreBlob& blob);
 
 // Bytes encodeCoreBlob would produce (64-bit: never wraps). Compare with
@@ -112,7 +117,8 @@ struct BlobSizeInfo {
   uint64_t phases = 0;
   uint64_t configs = 0;  // distinct phase configs (stored once each)
   uint64_t refs = 0;     // src/dest entries of those configs
-  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 7 phases + 30 configs + refs)
+  uint64_t chunkWords = 0;  // words of the distinct chunk lists
+  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 9 phases + 30 configs + refs + chunkWords)
 };
 BlobSizeInfo blobSizeInfo(const CoreBlob& blob);
 

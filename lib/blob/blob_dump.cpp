@@ -87,6 +87,13 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
       line(in, "src_period_tiles", std::to_string(p.srcPeriodTiles));
       line(in, "src_tile_offset", std::to_string(p.srcTileOffset));
       if (p.srcFreedTiles) line(in, "src_freed_tiles", std::to_string(p.srcFreedTiles));
+      if (!p.srcChunkOffsets.empty()) {
+        std::string list = "[";
+        for (size_t i = 0; i < p.srcChunkOffsets.size(); ++i)
+          list += (i ? ", " : "") + std::to_string(p.srcChunkOffsets[i]);
+        line(in, "src_chunk_offsets", list + "]");
+        line(in, "src_chunk_tiles", std::to_string(p.srcChunkTiles));
+      }
       // Only where they mean something, so tiled, unpadded dumps stay short.
       if (p.dramPadding) line(in, "padding_value", support::yamlFloat(p.paddingValue));
       if (p.untilizeCDim) {

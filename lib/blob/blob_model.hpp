@@ -98,9 +98,9 @@
 //   and the next phase reads the next period. srcPeriodTiles == 0: FIFO,
 //   each phase sends the next numMsgs tiles and frees each once every
 //   destination has it.
-//   Chunk lists (srcChunkOffsets non-empty; only with pipegen
-//   --chunk-lists, for blobgen/simulator versions that implement them; like
-//   BUDA's dram_scatter_offsets): the phase's numMsgs tiles are the chunks
+//   Chunk lists (srcChunkOffsets non-empty; pipegen writes them unless run
+//   with --no-chunk-lists; like BUDA's dram_scatter_offsets, but tile
+//   offsets in the period): the phase's numMsgs tiles are the chunks
 //   of srcChunkTiles tiles at these tile offsets of the current period, in
 //   list order (numMsgs = size x srcChunkTiles; srcTileOffset = the first
 //   offset). One phase then carries a strided or transposed read that would

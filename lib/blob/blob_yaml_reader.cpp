@@ -39,6 +39,21 @@ std::optional<uint64_t> parseDecimal64(std::string_view s) {
   return v;
 }
 
+// Appends `n` in decimal: names are made for every phase, without temporaries.
+void appendNumber(std::string& out, uint64_t n) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, n).ptr);
+}
+
+void appendCoreName(std::string& out, uint32_t chip, uint32_t y, uint32_t x) {
+  out += "chip_";
+  appendNumber(out, chip);
+  out += "__y_";
+  appendNumber(out, y);
+  out += "__x_";
+  appendNumber(out, x);
+}
+
 // Consumes `prefix` then a decimal number from `s`.
 bool takeNumber(std::string_view& s, std::string_view prefix, std::string_view terminator, uint32_t& out) {
   if (s.substr(0, prefix.size()) != prefix) return false;
@@ -140,14 +155,17 @@ public:
 
 private:
   // Scalar conversions with a blob-field error at the value.
-  bool scalarText(const yaml::Node& v, const FieldName& what, std::string& out);
+  // The text of a scalar (kept by the document), else null.
+  const std::string* scalarText(const yaml::Node& v, const FieldName& what);
   bool getU64(const yaml::Node& v, const FieldName& what, uint64_t& out);
   bool getU32(const yaml::Node& v, const FieldName& what, uint32_t& out);
+  bool getU32List(const yaml::Node& v, const FieldName& what, std::vector<uint32_t>& out);
   bool getBool(const yaml::Node& v, const FieldName& what, bool& out);
   bool getStreamList(const yaml::Node& v, const FieldName& what, std::vector<StreamName>& out);
   bool getDataFormat(const yaml::Node& v, const FieldName& what, uint32_t& out);
   std::optional<StreamName> streamKey(const yaml::Node& k);
-  bool checkWorker(const StreamName& n, SourceLoc loc, const std::string& what);
+  // `what()` names the stream in the message (made only for an error).
+  template <class What> bool checkWorker(const StreamName& n, SourceLoc loc, What what);
 
   void readPhaseSection(uint64_t phaseNumber, const yaml::Node& key, const yaml::Node& section);
   void readPhase(uint64_t phaseNumber, const StreamName& name, const yaml::Node& key, const yaml::Node& fields);
@@ -164,21 +182,20 @@ private:
   BlobYaml out_;
 };
 
-bool Reader::scalarText(const yaml::Node& v, const FieldName& what, std::string& out) {
+const std::string* Reader::scalarText(const yaml::Node& v, const FieldName& what) {
   if (!v.IsScalar()) {
     d_.error("blob-field", locOf(v), what + ": expected a scalar value");
-    return false;
+    return nullptr;
   }
-  out = v.Scalar();
-  return true;
+  return &v.Scalar();
 }
 
 bool Reader::getU64(const yaml::Node& v, const FieldName& what, uint64_t& out) {
-  std::string s;
-  if (!scalarText(v, what, s)) return false;
-  auto x = parseUInt64(s);
+  const std::string* s = scalarText(v, what);
+  if (!s) return false;
+  auto x = parseUInt64(*s);
   if (!x) {
-    d_.error("blob-field", locOf(v), what + ": expected an unsigned 64-bit integer, got " + quote(s));
+    d_.error("blob-field", locOf(v), what + ": expected an unsigned 64-bit integer, got " + quote(*s));
     return false;
   }
   out = *x;
@@ -186,23 +203,39 @@ bool Reader::getU64(const yaml::Node& v, const FieldName& what, uint64_t& out) {
 }
 
 bool Reader::getU32(const yaml::Node& v, const FieldName& what, uint32_t& out) {
-  std::string s;
-  if (!scalarText(v, what, s)) return false;
-  auto x = parseUInt64(s);
+  const std::string* s = scalarText(v, what);
+  if (!s) return false;
+  auto x = parseUInt64(*s);
   if (!x || *x > 0xFFFFFFFFull) {
-    d_.error("blob-field", locOf(v), what + ": expected an unsigned 32-bit integer, got " + quote(s));
+    d_.error("blob-field", locOf(v), what + ": expected an unsigned 32-bit integer, got " + quote(*s));
     return false;
   }
   out = static_cast<uint32_t>(*x);
   return true;
 }
 
+bool Reader::getU32List(const yaml::Node& v, const FieldName& what, std::vector<uint32_t>& out) {
+  if (!v.IsSequence()) {
+    d_.error("blob-field", locOf(v), what + ": expected a list of unsigned 32-bit integers");
+    return false;
+  }
+  out.clear();
+  out.reserve(v.size());
+  bool ok = true;
+  for (const auto& item : v) {
+    uint32_t x = 0;
+    if (getU32(item, what, x)) out.push_back(x);
+    else ok = false;
+  }
+  return ok;
+}
+
 bool Reader::getBool(const yaml::Node& v, const FieldName& what, bool& out) {
-  std::string s;
-  if (!scalarText(v, what, s)) return false;
-  auto b = parseBool(s);
+  const std::string* s = scalarText(v, what);
+  if (!s) return false;
+  auto b = parseBool(*s);
   if (!b) {
-    d_.error("blob-field", locOf(v), what + ": expected true or false, got " + quote(s));
+    d_.error("blob-field", locOf(v), what + ": expected true or false, got " + quote(*s));
     return false;
   }
   out = *b;
@@ -242,16 +275,16 @@ bool Reader::getStreamList(const yaml::Node& v, const FieldName& what, std::vect
 }
 
 bool Reader::getDataFormat(const yaml::Node& v, const FieldName& what, uint32_t& out) {
-  std::string s;
-  if (!scalarText(v, what, s)) return false;
-  if (auto code = dataFormatCode(s)) {
+  const std::string* s = scalarText(v, what);
+  if (!s) return false;
+  if (auto code = dataFormatCode(*s)) {
     out = *code;
     return true;
   }
-  auto x = parseUInt64(s);
+  auto x = parseUInt64(*s);
   if (!x || *x >= contract::kDataFormatCount) {
     d_.error("blob-field", locOf(v),
-             what + ": " + quote(s) + " is not a data format (a name such as Float16_b, or a code below " +
+             what + ": " + quote(*s) + " is not a data format (a name such as Float16_b, or a code below " +
                  std::to_string(contract::kDataFormatCount) + ")");
     return false;
   }
@@ -279,14 +312,14 @@ std::optional<StreamName> Reader::streamKey(const yaml::Node& k) {
   return name;
 }
 
-bool Reader::checkWorker(const StreamName& n, SourceLoc loc, const std::string& what) {
+template <class What> bool Reader::checkWorker(const StreamName& n, SourceLoc loc, What what) {
   if (!opts_.device) return true;
   const SocDescriptor& dev = *opts_.device;
   bool ok = n.x <= 0x7FFFFFFF && n.y <= 0x7FFFFFFF &&
             dev.isWorker(CoreCoord{static_cast<int>(n.x), static_cast<int>(n.y)});
   if (!ok)
     d_.error("blob-core", loc,
-             what + ": core (y " + std::to_string(n.y) + ", x " + std::to_string(n.x) + ") is not a worker core of " +
+             what() + ": core (y " + std::to_string(n.y) + ", x " + std::to_string(n.x) + ") is not a worker core of " +
                  dev.name)
         .note("stream names use physical NOC coordinates (x " + std::to_string(dev.workerColX.empty() ? 0 : dev.workerColX.front()) +
               "-" + std::to_string(dev.workerColX.empty() ? 0 : dev.workerColX.back()) + ", y " +
@@ -296,14 +329,16 @@ bool Reader::checkWorker(const StreamName& n, SourceLoc loc, const std::string& 
 }
 
 void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml::Node& key, const yaml::Node& fields) {
-  const std::string element = streamNameString(name) + " phase_" + std::to_string(phaseNumber);
+  std::string element = streamNameString(name);
+  element += " phase_";
+  appendNumber(element, phaseNumber);
   const SourceLoc keyLoc = locOf(key);
   if (!seenPhases_.insert({name, phaseNumber}).second) {
     d_.error("blob-duplicate", keyLoc, element + ": the stream appears twice in this phase");
     return;
   }
   if (map_) map_->streams.try_emplace(name, keyLoc);
-  if (checkedCores_.insert(name).second) checkWorker(name, keyLoc, "stream " + streamNameString(name));
+  if (checkedCores_.insert(name).second) checkWorker(name, keyLoc, [&] { return "stream " + streamNameString(name); });
 
   PendingPhase pending;
   pending.loc = keyLoc;
@@ -321,22 +356,25 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
   bool receiverEndpoint = false;
   std::optional<uint32_t> numMcastDests;
   SourceLoc destLoc = keyLoc, srcLoc = keyLoc, mcastLoc = keyLoc;
-  std::vector<std::string_view> seenKeys;  // a few dozen: a list beats a set
+  // A few dozen, compared by address (a document keeps one string per text):
+  // a list beats a set.
+  std::vector<const std::string*> seenKeys;
   for (const auto& kv : fields) {
     if (!kv.first.IsScalar()) {
       d_.error("blob-yaml", locOf(kv.first), element + ": expected a field name");
       ok = false;
       continue;
     }
-    const std::string_view k = kv.first.Scalar();
+    const std::string& key = kv.first.Scalar();
+    const std::string_view k = key;
     const yaml::Node& v = kv.second;
     const FieldName what{element, k};
-    if (std::find(seenKeys.begin(), seenKeys.end(), k) != seenKeys.end()) {
-      d_.error("blob-duplicate", locOf(kv.first), element + ": field '" + std::string(k) + "' appears twice");
+    if (std::find(seenKeys.begin(), seenKeys.end(), &key) != seenKeys.end()) {
+      d_.error("blob-duplicate", locOf(kv.first), element + ": field '" + key + "' appears twice");
       ok = false;
       continue;
     }
-    seenKeys.push_back(k);
+    seenKeys.push_back(&key);
     if (k == "phase_id") {
       uint64_t id = 0;
       if (!getU64(v, what, id)) ok = false;
@@ -396,14 +434,16 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     else if (k == "intermediate") ok = getBool(v, what, p.intermediate) && ok;
     else if (k == "dram_padding") ok = getBool(v, what, p.dramPadding) && ok;
     else if (k == "padding_value") {
-      std::string text;
-      if (!scalarText(v, what, text)) ok = false;
-      else if (std::optional<float> f = parseFloat(text)) p.paddingValue = *f;
+      const std::string* text = scalarText(v, what);
+      if (!text) ok = false;
+      else if (std::optional<float> f = parseFloat(*text)) p.paddingValue = *f;
       else {
-        d_.error("blob-field", locOf(v), what + ": expected a number, got " + quote(text));
+        d_.error("blob-field", locOf(v), what + ": expected a number, got " + quote(*text));
         ok = false;
       }
     } else if (k == "src_freed_tiles") ok = getU32(v, what, p.srcFreedTiles) && ok;
+    else if (k == "src_chunk_offsets") ok = getU32List(v, what, p.srcChunkOffsets) && ok;
+    else if (k == "src_chunk_tiles") ok = getU32(v, what, p.srcChunkTiles) && ok;
     else if (k == "untilize_r_dim") ok = getU32(v, what, p.untilizeRDim) && ok;
     else if (k == "untilize_c_dim") ok = getU32(v, what, p.untilizeCDim) && ok;
     else if (k == "untilize_full_r_dim") ok = getU32(v, what, p.untilizeFullRDim) && ok;
@@ -521,8 +561,10 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     p.dest = std::move(expanded);
   }
 
-  for (const StreamName& s : p.src) ok = checkWorker(s, srcLoc, element + ": src " + streamNameString(s)) && ok;
-  for (const StreamName& s : p.dest) ok = checkWorker(s, destLoc, element + ": dest " + streamNameString(s)) && ok;
+  for (const StreamName& s : p.src)
+    ok = checkWorker(s, srcLoc, [&] { return element + ": src " + streamNameString(s); }) && ok;
+  for (const StreamName& s : p.dest)
+    ok = checkWorker(s, destLoc, [&] { return element + ": dest " + streamNameString(s); }) && ok;
   if (!ok) return;
   pending.srcLoc = srcLoc;
   pending.destLoc = destLoc;
@@ -572,22 +614,23 @@ void Reader::readDramBlob(const yaml::Node& section) {
         continue;
       }
       bool ok = true;
-      std::vector<std::string_view> seenKeys;
+      std::vector<const std::string*> seenKeys;  // by address, as in readPhase
       for (const auto& f : ikv.second) {
         if (!f.first.IsScalar()) {
           d_.error("blob-yaml", locOf(f.first), el + ": expected a field name");
           ok = false;
           continue;
         }
-        const std::string_view k = f.first.Scalar();
+        const std::string& key = f.first.Scalar();
+        const std::string_view k = key;
         const yaml::Node& v = f.second;
         const FieldName what{el, k};
-        if (std::find(seenKeys.begin(), seenKeys.end(), k) != seenKeys.end()) {
-          d_.error("blob-duplicate", locOf(f.first), el + ": field '" + std::string(k) + "' appears twice");
+        if (std::find(seenKeys.begin(), seenKeys.end(), &key) != seenKeys.end()) {
+          d_.error("blob-duplicate", locOf(f.first), el + ": field '" + key + "' appears twice");
           ok = false;
           continue;
         }
-        seenKeys.push_back(k);
+        seenKeys.push_back(&key);
         if (k == "dram_buf_noc_addr") ok = getU64(v, what, io.dramBufNocAddr) && ok;
         else if (k == "dram_buf_size_bytes") ok = getU32(v, what, io.dramBufSizeBytes) && ok;
         else if (k == "dram_buf_size_q_slots") ok = getU32(v, what, io.dramBufSizeQSlots) && ok;
@@ -716,11 +759,18 @@ std::optional<StreamName> parseStreamName(std::string_view text) {
 }
 
 std::string coreNameString(uint32_t chip, uint32_t y, uint32_t x) {
-  return "chip_" + std::to_string(chip) + "__y_" + std::to_string(y) + "__x_" + std::to_string(x);
+  std::string s;
+  appendCoreName(s, chip, y, x);
+  return s;
 }
 
 std::string streamNameString(const StreamName& n) {
-  return coreNameString(n.chip, n.y, n.x) + "__stream_id_" + std::to_string(n.streamId);
+  std::string s;
+  s.reserve(48);
+  appendCoreName(s, n.chip, n.y, n.x);
+  s += "__stream_id_";
+  appendNumber(s, n.streamId);
+  return s;
 }
 
 std::optional<uint32_t> dataFormatCode(std::string_view name) {

@@ -209,8 +209,8 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
             .note("this core has " + std::to_string(info.streams) + " streams, " + std::to_string(info.phases) +
                   " phases (" + std::to_string(kPhaseRecordWords * 4) + " bytes each), " +
                   std::to_string(info.configs) + " distinct phase configs (" +
-                  std::to_string(kConfigRecordWords * 4) + " bytes each) and " + std::to_string(info.refs) +
-                  " src/dest entries");
+                  std::to_string(kConfigRecordWords * 4) + " bytes each), " + std::to_string(info.refs) +
+                  " src/dest entries and " + std::to_string(info.chunkWords) + " chunk list entries");
         continue;
       }
       const uint64_t corePhases = info.phases;

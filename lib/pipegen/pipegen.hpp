@@ -48,9 +48,11 @@ struct GenerateOptions {
   // multicast, DRAM writers of gathers and forks).
   uint32_t extraStreamRingTiles = pipe::kExtraStreamRingTiles;
   // Merge non-contiguous windowed reads of one source to the same receivers
-  // into one phase with a chunk list (src_chunk_offsets). Off by default:
-  // the blob encoder and the stream engine must implement the lists.
-  bool chunkLists = false;
+  // into one phase with a chunk list (src_chunk_offsets), as BUDA's
+  // dram_scatter_offsets: a strided or transposed read takes one phase
+  // instead of one per chunk. Off: one phase per chunk (blob readers without
+  // chunk lists).
+  bool chunkLists = true;
   // Windowed packers release the finished prefix of a period after each
   // phase (src_freed_tiles), so their ring only needs the reorder window.
   // Off: the ring holds whole periods and src_freed_tiles is 0 until the
@@ -103,7 +105,7 @@ struct PipegenOptions {
   std::string depfile;
   size_t maxErrors = 20;
   bool noWarnings = false;
-  bool chunkLists = false;     // GenerateOptions::chunkLists
+  bool chunkLists = true;      // GenerateOptions::chunkLists
   bool releaseWindows = true;  // GenerateOptions::releaseWindows
 };
 int runPipegen(const PipegenOptions& options, std::ostream& out, std::ostream& err);

@@ -1500,7 +1500,9 @@ bool Builder::emitPhases(Generated& out) {
       uint64_t g = 0, total = 0;
       for (size_t k = 0; k < phases[si].size(); ++k)
         if (phaseBuf[k] == static_cast<size_t>(dramBufs[idx])) {
-          g = gcd64(g, phases[si][k].numMsgs);
+          // A transfer is contiguous in DRAM only within one chunk of a chunk list.
+          const blob::StreamPhase& ph = phases[si][k];
+          g = gcd64(g, ph.srcChunkOffsets.empty() ? ph.numMsgs : ph.srcChunkTiles);
           total = satAdd(total, phases[si][k].numMsgs);
           io.input |= phases[si][k].dramInput;
           io.output |= phases[si][k].dramOutput;

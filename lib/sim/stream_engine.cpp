@@ -20,6 +20,13 @@ bool isOperandStream(uint32_t id) { return id >= blob::kOperandStreamBase && id 
 
 std::string coordText(CoreCoord cc) { return std::to_string(cc.x) + "-" + std::to_string(cc.y); }
 
+// The tile of the current period a windowed phase sends as its k-th msg:
+// one range from srcTileOffset, or the chunks of its chunk list in order.
+uint32_t periodTile(const StreamPhase& p, uint64_t k) {
+  if (p.srcChunkOffsets.empty()) return p.srcTileOffset + static_cast<uint32_t>(k);
+  return p.srcChunkOffsets[k / p.srcChunkTiles] + static_cast<uint32_t>(k % p.srcChunkTiles);
+}
+
 }  // namespace
 
 std::string streamNameText(const StreamName& n) {
@@ -293,11 +300,17 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                            "it from " + support::hexLiteral(f.bufAddr) + " to " + support::hexLiteral(p.bufAddr));
       }
       if (p.srcPeriodTiles > 0 && (p.sourceEndpoint || p.dramInput)) {
-        if (uint64_t{p.srcTileOffset} + p.numMsgs > p.srcPeriodTiles)
+        if (p.srcChunkOffsets.empty() && uint64_t{p.srcTileOffset} + p.numMsgs > p.srcPeriodTiles)
           return fail("bad-stream-config", bs,
                       ph + "tiles [" + std::to_string(p.srcTileOffset) + ", " +
                           std::to_string(uint64_t{p.srcTileOffset} + p.numMsgs) + ") are not inside a period of " +
                           std::to_string(p.srcPeriodTiles) + " tiles");
+        for (uint32_t o : p.srcChunkOffsets)
+          if (uint64_t{o} + p.srcChunkTiles > p.srcPeriodTiles)
+            return fail("bad-stream-config", bs,
+                        ph + "chunk [" + std::to_string(o) + ", " + std::to_string(uint64_t{o} + p.srcChunkTiles) +
+                            ") of src_chunk_offsets is not inside a period of " + std::to_string(p.srcPeriodTiles) +
+                            " tiles");
         if (p.sourceEndpoint && !releasesEarly && p.srcPeriodTiles > p.bufSize / p.msgSize)
           return fail("bad-stream-config", bs,
                       ph + "a period of " + std::to_string(p.srcPeriodTiles) + " tiles does not fit the buffer of " +
@@ -647,7 +660,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     }
     if (!readerSlotWritten(cur)) break;
     const uint32_t ptr = cur.readPtr();
-    const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
+    const uint32_t tile = windowed ? periodTile(p, s.in) : cur.tile;
     const uint64_t xfer = transferCycles(cur.loc, r.msgSize);
     dramBusy_[res] = t0 + xfer;
     const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
@@ -696,7 +709,7 @@ bool StreamEngine::stepSend(Stream& s, uint64_t until) {
   }
   bool moved = false;
   while (s.out < s.n) {
-    const uint64_t k = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;
+    const uint64_t k = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (k >= ringValid(r)) break;
     if (s.dests.empty()) break;
     for (const Stream* d : s.dests)
@@ -759,7 +772,7 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
   }
   bool moved = false;
   while (s.out < s.n) {
-    const uint64_t k = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;
+    const uint64_t k = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (k >= ringValid(r)) break;
     const uint64_t t0 = std::max({now_, cs.portBusy[noc], dramBusy_[res], r.slotTime[k % r.slots]});
     if (t0 >= until) {
@@ -917,7 +930,7 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
     std::span<uint8_t> l1 = r.core->l1();
     while (s.in < s.n && readerSlotWritten(cur)) {
       const uint32_t ptr = cur.readPtr();
-      const uint32_t tile = windowed ? p.srcTileOffset + s.in : cur.tile;
+      const uint32_t tile = windowed ? periodTile(p, s.in) : cur.tile;
       const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
                            uint64_t{tile} * cur.msgSize;
       const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
@@ -1058,7 +1071,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   const uint64_t end = s.first + s.n;
   const uint64_t valid = ringValid(r);
   const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
-  const uint64_t next = windowed ? r.periodBase + p.srcTileOffset + s.out : r.sent;  // next tile to send on
+  const uint64_t next = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;  // next tile to send on
   const bool sending = (p.remoteReceiver || p.dramOutput) && s.out < s.n;
   const std::string opText = s.operand >= 0 ? "operand " + std::to_string(s.operand) : std::string();
   auto counters = [&] {
@@ -1069,7 +1082,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   // Source side.
   if (p.sourceEndpoint && sending && next >= valid) {
     if (windowed)
-      why.push_back("data: the packer to push " + opText + " (tile " + std::to_string(p.srcTileOffset + s.out) +
+      why.push_back("data: the packer to push " + opText + " (tile " + std::to_string(periodTile(p, s.out)) +
                     " of a " + std::to_string(p.srcPeriodTiles) + "-tile period; " + counters() + ")");
     else
       why.push_back("data: the packer to push " + opText + " (" + std::to_string(s.out) + " of " +

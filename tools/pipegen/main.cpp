@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
-  app.add_flag("--chunk-lists", opts.chunkLists,
-               "Merge strided reads into one phase with src_chunk_offsets (needs a blobgen and simulator that "
-               "implement chunk lists)");
+  app.add_flag("--chunk-lists,!--no-chunk-lists", opts.chunkLists,
+               "Merge strided reads into one phase with a chunk list, src_chunk_offsets (default); "
+               "--no-chunk-lists writes one phase per chunk");
   app.add_flag("--release-windows,!--no-release-windows", opts.releaseWindows,
                "Windowed packers release finished tiles early (src_freed_tiles) and get rings of their reorder window "
                "(default); --no-release-windows keeps whole periods in the ring (more L1)");

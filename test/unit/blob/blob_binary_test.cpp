@@ -67,6 +67,8 @@ void requireSameBlob(const CoreBlob& a, const CoreBlob& b) {
       CHECK(p.srcTileOffset == q.srcTileOffset);
       CHECK(p.srcPeriodDone == q.srcPeriodDone);
       CHECK(p.srcFreedTiles == q.srcFreedTiles);
+      CHECK(p.srcChunkOffsets == q.srcChunkOffsets);
+      CHECK(p.srcChunkTiles == q.srcChunkTiles);
       CHECK(p.intermediate == q.intermediate);
       CHECK(p.dramPadding == q.dramPadding);
       CHECK(std::bit_cast<uint32_t>(p.paddingValue) == std::bit_cast<uint32_t>(q.paddingValue));  // NaNs too
@@ -108,25 +110,26 @@ CoreBlob tinyBlob() {
 
 // Derived by hand from the documented layout (not by running the encoder):
 //   header 12 words at 0x00, stream table 1 x 3 words at 0x30 (48),
-//   1 phase record x 7 words at 0x3c (60), 1 config record x 30 words at
-//   0x58 (88), 1 stream ref at 0xd0 (208); total 212 bytes = 53 words.
+//   1 phase record x 9 words at 0x3c (60), 1 config record x 30 words at
+//   0x60 (96), 1 stream ref at 0xd8 (216); total 220 bytes = 55 words.
 //   checksum = sum of all words but word 3, mod 2^32:
 //     magic 0x4c425354
-//     + header 3 + 212 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 88           = 359
+//     + header 4 + 220 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 96           = 376
 //     + table  8 + 1 + 60                                          = 69
 //     + phase  flags 0xa (remote_source 2 | local_receiver 8) + num_msgs 4
-//              + src_tile_offset 0 + config 0 + src_freed_tiles 0  = 14
+//              + src_tile_offset 0 + config 0 + src_freed_tiles 0
+//              + no chunk list (0, 0)                              = 14
 //     + config 2080 + 0x30000 (196608) + 8320 + num_iters 1 + pipe lo 2
 //              + pipe hi 1 + total_readers 1 + vc 3 + data_format 2
-//              + src count 1 + src offset 208 (padding value 0.0f and
-//              the five untilize words are 0)                      = 207227
+//              + src count 1 + src offset 216 (padding value 0.0f and
+//              the five untilize words are 0)                      = 207235
 //     + ref    0x00010118 (chip 0, y 1, x 1, stream 24)             = 65816
-//     small terms: 359 + 69 + 14 + 207227 + 65816 = 273485 = 0x42c4d
-//     0x4c425354 + 0x42c4d = 0x4c467fa1
+//     small terms: 376 + 69 + 14 + 207235 + 65816 = 273510 = 0x42c66
+//     0x4c425354 + 0x42c66 = 0x4c467fba
 const std::vector<uint32_t> kTinyWords = {
-    // header: magic, version 3, 212 bytes, checksum, chip 0, y 1, x 3,
-    // epoch 2, 1 stream, table at 48, 1 config, configs at 88
-    0x4c425354, 3, 212, 0x4c467fa1, 0, 1, 3, 2, 1, 48, 1, 88,
+    // header: magic, version 4, 220 bytes, checksum, chip 0, y 1, x 3,
+    // epoch 2, 1 stream, table at 48, 1 config, configs at 96
+    0x4c425354, 4, 220, 0x4c467fba, 0, 1, 3, 2, 1, 48, 1, 96,
     // stream table: id 8, 1 phase at 60
     8, 1, 60,
     // phase record
@@ -136,6 +139,7 @@ const std::vector<uint32_t> kTinyWords = {
     0,              // src_tile_offset
     0,              // config index
     0,              // src_freed_tiles
+    0, 0,           // chunk tiles, chunk list offset: none
     // config record
     2080,           // msg_size
     0x30000, 8320,  // buf_addr, buf_size
@@ -148,7 +152,7 @@ const std::vector<uint32_t> kTinyWords = {
     0, 0, 3,        // incoming noc, outgoing noc, vc
     2,              // data_format
     0,              // src_period_tiles
-    1, 208,         // src count, offset
+    1, 216,         // src count, offset
     0, 0,           // dest count, offset
     0,              // padding_value (0.0f)
     0, 0, 0, 0, 0,  // untilize r, c, full r, full c, z: tiled
@@ -199,6 +203,7 @@ CoreBlob bigBlob() {
       }
       p.srcPeriodTiles = (id == 0 || id == 24) ? 16 : 0;
       p.srcTileOffset = k * 4;
+      if (id == 24 && k == 3) p.srcChunkOffsets = {12, 0}, p.srcChunkTiles = 2;  // 2 chunks of 2 = num_msgs 4
       p.srcPeriodDone = k % 2 == 0;
       p.intermediate = id == 40;
       p.incomingDataNoc = 1;
@@ -235,23 +240,23 @@ std::vector<uint32_t> withFixedChecksum(std::vector<uint32_t> w) {
 TEST_CASE("tiny blob: words derived by hand from the documented layout", "[blob]") {
   CoreBlob b = tinyBlob();
   REQUIRE(checkEncodable(b).empty());
-  REQUIRE(encodedSizeBytes(b) == 212);
+  REQUIRE(encodedSizeBytes(b) == 220);
   std::vector<uint32_t> words = encodeCoreBlob(b);
   REQUIRE(words == kTinyWords);
 }
 
 TEST_CASE("tiny blob: little-endian bytes, magic reads TSBL", "[blob]") {
   std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
-  REQUIRE(bytes.size() == 212);
+  REQUIRE(bytes.size() == 220);
   CHECK(std::string(bytes.begin(), bytes.begin() + 4) == "TSBL");
-  // total_bytes = 212 = 0xd4 at offset 8, low byte first
-  CHECK(bytes[8] == 0xd4);
+  // total_bytes = 220 = 0xdc at offset 8, low byte first
+  CHECK(bytes[8] == 0xdc);
   CHECK(bytes[9] == 0);
-  // the stream ref 0x00010118 at offset 208: 18 01 01 00
-  CHECK(bytes[208] == 0x18);
-  CHECK(bytes[209] == 0x01);
-  CHECK(bytes[210] == 0x01);
-  CHECK(bytes[211] == 0x00);
+  // the stream ref 0x00010118 at offset 216: 18 01 01 00
+  CHECK(bytes[216] == 0x18);
+  CHECK(bytes[217] == 0x01);
+  CHECK(bytes[218] == 0x01);
+  CHECK(bytes[219] == 0x00);
   CHECK(bytesToWords(bytes) == kTinyWords);
 }
 
@@ -350,10 +355,10 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
   };
   const Case cases[] = {
       {kHdrMagic, 0x12345678, false, "offset 0x0: header.magic: bad magic 0x12345678"},
-      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 3)"},
+      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 4)"},
       {kHdrTotalBytes, 166, false, "offset 0x8: header.total_bytes: 166 bytes: must be a multiple of 4 in [48, 57344]"},
       {kHdrTotalBytes, 0x10000, false, "header.total_bytes"},
-      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fa1"},
+      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fba"},
       {20, 0xFFFF, false, "header.checksum"},  // a phase word changed, checksum stale
       {kHdrY, 256, true, "offset 0x14: header.y: 256 is over 255 (a stream reference holds 8 bits)"},
       {kHdrChip, 0x27000001, true, "offset 0x10: header.chip: 654311425 is over 255"},  // fuzz-blob finding B1
@@ -363,21 +368,24 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
       {kHdrStreamTableOffset, 42, true, "offset 0x24: stream table: offset 0x2a is not a multiple of 4"},
       {kHdrStreamTableOffset, 4, true, "stream table: offset 0x4 points into the header"},
       {kHdrStreamTableOffset, 60, true, "offset 0x44: stream[0] (id 0) phase records offset: nothing to point at but offset 0xa (expected 0)"},
-      {kHdrConfigCount, 2, true, "offset 0x2c: config table: 60 words at offset 0x58 run past the end of the blob (212 bytes)"},
-      {kHdrConfigCount, 0, true, "offset 0x2c: config table offset: nothing to point at but offset 0x58 (expected 0)"},
+      {kHdrConfigCount, 2, true, "offset 0x2c: config table: 60 words at offset 0x60 run past the end of the blob (220 bytes)"},
+      {kHdrConfigCount, 0, true, "offset 0x2c: config table offset: nothing to point at but offset 0x60 (expected 0)"},
       {kHdrConfigTableOffset, 52, true, "config table: words at offset 0x34 overlap another part of the blob (offset 0x34)"},
       {12, 64, true, "offset 0x30: stream[0].stream_id: 64 is not below 64"},
-      {13, 2, true, "offset 0x38: stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x58)"},
+      {13, 2, true, "offset 0x38: stream[0] (id 8) phase records: words at offset 0x3c overlap another part of the blob (offset 0x60)"},
       {13, 0, true, "offset 0x38: stream[0] (id 8) phase records offset: nothing to point at but offset 0x3c (expected 0)"},
       {14, 44, true, "offset 0x38: stream[0] (id 8) phase records: offset 0x2c points into the header"},
       {14, 48, true, "stream[0] (id 8) phase records: words at offset 0x30 overlap"},
-      {14, 208, true, "stream[0] (id 8) phase records: 7 words at offset 0xd0 run past the end of the blob (212 bytes)"},
+      {14, 208, true, "stream[0] (id 8) phase records: 9 words at offset 0xd0 run past the end of the blob (220 bytes)"},
       {17, 0x40a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x400"},
       {20, 1, true, "offset 0x50: stream[0] (id 8).phase[0].config: index 1 is not below the config count 1"},
-      {42, 2, true, "offset 0xac: config[0].src list: 2 words at offset 0xd0 run past"},
-      {43, 0xcc, true, "offset 0xac: config[0].src list: words at offset 0xcc overlap"},
-      {45, 0xd0, true, "offset 0xb4: config[0].dest list offset: nothing to point at but offset 0xd0 (expected 0)"},
-      {52, 0x00010140, true, "offset 0xd0: config[0].src[0]: stream id 64 is not below 64"},
+      {22, 1, true, "offset 0x5c: stream[0] (id 8).phase[0] chunk list: offset 0x0 points into the header"},
+      {22, 3, true, "offset 0x58: stream[0] (id 8).phase[0].chunk_tiles: num_msgs 4 is not a positive multiple of the chunk size 3"},
+      {23, 0xd8, true, "offset 0x5c: stream[0] (id 8).phase[0].chunk_list: no chunk size but offset 0xd8 (expected 0)"},
+      {44, 2, true, "offset 0xb4: config[0].src list: 2 words at offset 0xd8 run past"},
+      {45, 0xd4, true, "offset 0xb4: config[0].src list: words at offset 0xd4 overlap"},
+      {47, 0xd8, true, "offset 0xbc: config[0].dest list offset: nothing to point at but offset 0xd8 (expected 0)"},
+      {54, 0x00010140, true, "offset 0xd8: config[0].src[0]: stream id 64 is not below 64"},
   };
   for (const Case& c : cases) {
     std::vector<uint32_t> w = kTinyWords;
@@ -447,19 +455,19 @@ TEST_CASE("window words and the last two flag bits sit where the layout says", "
   s.phases.push_back(p);
   b.streams.push_back(s);
   std::vector<uint32_t> w = encodeCoreBlob(b);
-  // header 12 + stream table 3: the phase record is words 15-21, the config
-  // record words 22-51; no refs.
-  REQUIRE(w.size() == 52);
+  // header 12 + stream table 3: the phase record is words 15-23, the config
+  // record words 24-53; no refs.
+  REQUIRE(w.size() == 54);
   CHECK(w[15 + 2] == 0x389u);   // flags
   CHECK(w[15 + 4] == 0x56u);    // src_tile_offset (per phase)
   CHECK(w[15 + 6] == 0x78u);    // src_freed_tiles (per phase)
-  CHECK(w[22 + 19] == 0x1234u); // src_period_tiles (config)
-  CHECK(w[22 + 24] == 0xc0200000u);  // padding_value bits
-  CHECK(w[22 + 25] == 2u);      // untilize_r_dim
-  CHECK(w[22 + 26] == 3u);      // untilize_c_dim
-  CHECK(w[22 + 27] == 4u);      // untilize_full_r_dim
-  CHECK(w[22 + 28] == 6u);      // untilize_full_c_dim
-  CHECK(w[22 + 29] == 5u);      // untilize_z_dim
+  CHECK(w[24 + 19] == 0x1234u); // src_period_tiles (config)
+  CHECK(w[24 + 24] == 0xc0200000u);  // padding_value bits
+  CHECK(w[24 + 25] == 2u);      // untilize_r_dim
+  CHECK(w[24 + 26] == 3u);      // untilize_c_dim
+  CHECK(w[24 + 27] == 4u);      // untilize_full_r_dim
+  CHECK(w[24 + 28] == 6u);      // untilize_full_c_dim
+  CHECK(w[24 + 29] == 5u);      // untilize_z_dim
   std::string error;
   auto d = decodeWords(w, error);
   INFO(error);
@@ -491,22 +499,84 @@ TEST_CASE("identical configs are stored once", "[blob]") {
     s.phases.push_back(q);
   }
   b.streams.push_back(s);
-  // 48 + 12 + 3 x 28 + 2 x 120 = 384 bytes
-  REQUIRE(encodedSizeBytes(b) == 384);
+  // 48 + 12 + 3 x 36 + 2 x 120 = 408 bytes
+  REQUIRE(encodedSizeBytes(b) == 408);
   std::vector<uint32_t> w = encodeCoreBlob(b);
-  REQUIRE(w.size() == 96);
+  REQUIRE(w.size() == 102);
   CHECK(w[kHdrConfigCount] == 2);
-  CHECK(w[kHdrConfigTableOffset] == 144);  // 48 + 12 + 84
+  CHECK(w[kHdrConfigTableOffset] == 168);  // 48 + 12 + 108
   CHECK(w[15 + 5] == 0);
-  CHECK(w[22 + 5] == 1);
-  CHECK(w[29 + 5] == 0);
-  CHECK(w[36 + 1] == 0x30000u);  // config 0 buf_addr
-  CHECK(w[66 + 1] == 0x40000u);  // config 1 buf_addr (config 0 is words 36-65)
+  CHECK(w[24 + 5] == 1);
+  CHECK(w[33 + 5] == 0);
+  CHECK(w[42 + 1] == 0x30000u);  // config 0 buf_addr
+  CHECK(w[72 + 1] == 0x40000u);  // config 1 buf_addr (config 0 is words 42-71)
   std::string error;
   auto d = decodeWords(w, error);
   INFO(error);
   REQUIRE(d);
   requireSameBlob(*d, b);
+}
+
+TEST_CASE("chunk lists: after the refs, identical lists stored once", "[blob]") {
+  // Three phases of one windowed DRAM read differing only in their chunk
+  // lists: [0, 2, 1, 3] of 1 tile twice, then [4, 0] of 2 tiles. Expected
+  // by the layout: header 48 + table 12 + 3 phases x 36 = 168, one config
+  // at 168 (120 bytes), no refs, lists at 288 (4 words) and 304 (2 words):
+  // 312 bytes.
+  CoreBlob b;
+  Stream s;
+  s.name = sn(0, 0, 8);
+  StreamPhase p;
+  p.dramInput = true;
+  p.localReceiver = true;
+  p.dramBufNocAddr = 0x100000020ull;
+  p.srcPeriodTiles = 8;
+  p.numMsgs = 4;
+  p.bufAddr = 0x30000;
+  const std::vector<std::pair<std::vector<uint32_t>, uint32_t>> lists = {{{0, 2, 1, 3}, 1}, {{0, 2, 1, 3}, 1}, {{4, 0}, 2}};
+  for (uint32_t k = 0; k < 3; ++k) {
+    StreamPhase q = p;
+    q.phaseId = k;
+    q.srcChunkOffsets = lists[k].first;
+    q.srcChunkTiles = lists[k].second;
+    q.srcTileOffset = q.srcChunkOffsets.front();
+    s.phases.push_back(q);
+  }
+  b.streams.push_back(s);
+  REQUIRE(checkEncodable(b).empty());
+  REQUIRE(encodedSizeBytes(b) == 312);
+  CHECK(blobSizeInfo(b).chunkWords == 6);
+  std::vector<uint32_t> w = encodeCoreBlob(b);
+  REQUIRE(w.size() == 78);
+  CHECK(w[15 + 7] == 1);
+  CHECK(w[15 + 8] == 288);
+  CHECK(w[24 + 7] == 1);
+  CHECK(w[24 + 8] == 288);
+  CHECK(w[33 + 7] == 2);
+  CHECK(w[33 + 8] == 304);
+  CHECK(std::vector<uint32_t>(w.begin() + 72, w.end()) == std::vector<uint32_t>{0, 2, 1, 3, 4, 0});
+  std::string error;
+  auto d = decodeWords(w, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, b);
+  for (size_t k = 0; k < 3; ++k) {
+    CHECK(d->streams[0].phases[k].srcChunkOffsets == lists[k].first);
+    CHECK(d->streams[0].phases[k].srcChunkTiles == lists[k].second);
+  }
+
+  SECTION("a shared list must be read with one length") {
+    w[33 + 8] = 288;  // phase 2 (2 chunks) points at phase 0's 4-entry list
+    std::string e2;
+    REQUIRE_FALSE(decodeWords(withFixedChecksum(w), e2));
+    CHECK_THAT(e2, Catch::Contains("stream[0] (id 8).phase[2].chunk_list: the list at offset 0x120 is shared with a "
+                                   "phase that reads 4 entries, this one 2"));
+  }
+  SECTION("a list that does not add up to num_msgs cannot be encoded") {
+    b.streams[0].phases[2].numMsgs = 5;
+    CHECK_THAT(checkEncodable(b), Catch::Contains("2 chunks of 2 tiles (src_chunk_offsets, src_chunk_tiles) are not "
+                                                  "its num_msgs 5"));
+  }
 }
 
 TEST_CASE("stream references pack as chip.y.x.stream bytes", "[blob]") {

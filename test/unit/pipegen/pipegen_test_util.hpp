@@ -76,6 +76,14 @@ inline Run run(const std::string& body, tessera::pipegen::GenerateOptions opts =
   return r;
 }
 
+// One phase per chunk (pipegen --no-chunk-lists), for the tests of how
+// windowed chunks become phases.
+inline tessera::pipegen::GenerateOptions chunkPerPhase() {
+  tessera::pipegen::GenerateOptions o;
+  o.chunkLists = false;
+  return o;
+}
+
 inline tessera::blob::StreamName sn(uint32_t y, uint32_t x, uint32_t id) { return {0, y, x, id}; }
 
 inline const tessera::blob::Stream* stream(const Run& r, uint32_t y, uint32_t x, uint32_t id) {

@@ -140,7 +140,8 @@ TEST_CASE("scatter over time: nested output_list, passes round robin", "[pipegen
 TEST_CASE("scatter buffers: windowed sends out of order", "[pipegen][streams]") {
   // Period 2 (sg 1 x replicate 2), 8 tiles = 4 periods; the pipe reads tile 1
   // then tile 0 of each period.
-  Run r = run(packer(100, 0, 0, 2, 1, 4, kScatter2) + unpacker(200, 0, 1, 0, 2, 8) + pipeDoc(300, "[101, 100]", "[200]"));
+  Run r = run(packer(100, 0, 0, 2, 1, 4, kScatter2) + unpacker(200, 0, 1, 0, 2, 8) + pipeDoc(300, "[101, 100]", "[200]"),
+              chunkPerPhase());
   INFO(r.messages());
   REQUIRE(r.gen);
   const auto* s = stream(r, 1, 1, 24);
@@ -163,7 +164,7 @@ TEST_CASE("scatter buffers: windowed sends out of order", "[pipegen][streams]") 
 TEST_CASE("pipe_periodic_repeat re-sends each period", "[pipegen][streams]") {
   // A 1-tile period read twice per pass, each pass repeated twice: 2 periods x 2 passes x 2 tiles.
   Run r = run(packer(100, 0, 0, 2, 1, 2, "  is_scatter: 1\n  replicate: 1\n") + unpacker(200, 0, 1, 0, 2, 8) +
-              pipeDoc(300, "[100, 100]", "[200]", "  pipe_periodic_repeat: 2\n"));
+              pipeDoc(300, "[100, 100]", "[200]", "  pipe_periodic_repeat: 2\n"), chunkPerPhase());
   INFO(r.messages());
   REQUIRE(r.gen);
   const auto* s = stream(r, 1, 1, 24);
@@ -274,7 +275,8 @@ TEST_CASE("DRAM read straight into the operand buffer", "[pipegen][streams][dram
 }
 
 TEST_CASE("DRAM read of a broadcast: the same slot twice, popped once", "[pipegen][streams][dram]") {
-  Run r = run(queue(100, 2, 2, 4, 2, 0, 0x1000) + unpacker(200, 0, 0, 0, 4, 8) + pipeDoc(300, "[100, 100]", "[200]"));
+  Run r = run(queue(100, 2, 2, 4, 2, 0, 0x1000) + unpacker(200, 0, 0, 0, 4, 8) + pipeDoc(300, "[100, 100]", "[200]"),
+              chunkPerPhase());
   INFO(r.messages());
   REQUIRE(r.gen);
   const auto* d = stream(r, 1, 1, 8);
@@ -368,7 +370,7 @@ TEST_CASE("relay buffers are folded into their readers", "[pipegen][streams]") {
                               "  is_scatter: 1\n  replicate: 2\n  dram_buf_flag: 1\n  dram_chan: 0\n  dram_addr: 4096\n"
                               "  q_slots: 1\n");
   Run r = run(prolog + buffer(110, "prolog_relay", 0, "[0, 0]", 8, 8, 8) + unpacker(200, 0, 0, 1, 8, 16) +
-              pipeDoc(300, "[104, 100]", "[110]") + pipeDoc(301, "[110]", "[200]"));
+              pipeDoc(300, "[104, 100]", "[110]") + pipeDoc(301, "[110]", "[200]"), chunkPerPhase());
   INFO(r.messages());
   REQUIRE(r.gen);
   CHECK(r.diags.warningCount() == 0);
@@ -540,7 +542,7 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
   // (tiles 1 and 2 while 2 is sent), not 4.
   std::string body = packer(100, 0, 0, 1, 1, 2, "  is_scatter: 1\n  replicate: 4\n") + unpacker(200, 0, 1, 0, 2, 8) +
                      pipeDoc(300, "[100, 102, 101, 103]", "[200]");
-  GenerateOptions o;
+  GenerateOptions o = chunkPerPhase();
   o.releaseWindows = true;
   Run r = run(body, o);
   INFO(r.messages());
@@ -557,15 +559,20 @@ TEST_CASE("windowed packers release the longest finished prefix", "[pipegen][str
     checkRemote(s->phases[i], 1, 2);
   }
   CHECK(s->phases[0].bufSize == 2 * 2080);
-  // The default is the same; with releaseWindows off the whole period is
-  // held and released at its end.
+  // By default (chunk lists) tiles 2 and 1 share a phase, as nothing is
+  // released between them: freed 1, 3, 4 in the same ring. With
+  // releaseWindows off the whole period is held and released at its end.
   Run byDefault = run(body);
   REQUIRE(byDefault.gen);
   const auto* d = stream(byDefault, 1, 1, 24);
   REQUIRE(d);
-  REQUIRE(d->phases.size() == 4);
-  for (size_t i = 0; i < 4; ++i) CHECK(d->phases[i].srcFreedTiles == freed[i]);
-  GenerateOptions off;
+  REQUIRE(d->phases.size() == 3);
+  CHECK(d->phases[1].srcChunkOffsets == std::vector<uint32_t>{2, 1});
+  CHECK(d->phases[1].srcChunkTiles == 1);
+  const uint32_t freedByDefault[] = {1, 3, 4};
+  for (size_t i = 0; i < 3; ++i) CHECK(d->phases[i].srcFreedTiles == freedByDefault[i]);
+  CHECK(d->phases[0].bufSize == 2 * 2080);
+  GenerateOptions off = chunkPerPhase();
   off.releaseWindows = false;
   Run whole = run(body, off);
   REQUIRE(whole.gen);
@@ -705,7 +712,8 @@ TEST_CASE("dialects: a non-scatter entry is one chunk (BUDA) or one input (Tesse
   SECTION("Tessera: a scatter buffer's epoch_tiles counts every tile") {
     // 4 tiles per input in chunks of 2: epoch_tiles 8 = 2 inputs (BUDA would say 4).
     Run r = run(queue(100, 4, 2, 8, 2, 0, 0x1000, kScatter2 + "  tiles_per_input: 4\n  data_format: Float16\n") +
-                unpacker(200, 0, 0, 0, 4, 8, "  data_format: Float16\n") + pipeDoc(300, "[102, 100]", "[200]"));
+                unpacker(200, 0, 0, 0, 4, 8, "  data_format: Float16\n") + pipeDoc(300, "[102, 100]", "[200]"),
+                chunkPerPhase());
     INFO(r.messages());
     REQUIRE(r.gen);
     const auto* d = stream(r, 1, 1, 8);
@@ -717,7 +725,7 @@ TEST_CASE("dialects: a non-scatter entry is one chunk (BUDA) or one input (Tesse
   }
 }
 
-TEST_CASE("chunk lists (--chunk-lists) fold a transposed read into one phase", "[pipegen][streams][dram]") {
+TEST_CASE("chunk lists (the default) fold a transposed read into one phase", "[pipegen][streams][dram]") {
   // A 2x2-tile prologue read column by column: tiles 0, 2, 1, 3. Without
   // chunk lists: 4 phases (no two chunks are contiguous); with them: one
   // 4-tile phase listing the offsets.
@@ -725,13 +733,11 @@ TEST_CASE("chunk lists (--chunk-lists) fold a transposed read into one phase", "
                             "  is_scatter: 1\n  replicate: 4\n  dram_buf_flag: 1\n  dram_chan: 0\n"
                             "  dram_addr: 4096\n  q_slots: 1\n") +
                      unpacker(200, 0, 0, 0, 4, 8) + pipeDoc(300, "[100, 102, 101, 103]", "[200]");
-  Run plain = run(body);
+  Run plain = run(body, chunkPerPhase());
   REQUIRE(plain.gen);
   REQUIRE(stream(plain, 1, 1, 8));
   CHECK(stream(plain, 1, 1, 8)->phases.size() == 4);
-  GenerateOptions o;
-  o.chunkLists = true;
-  Run r = run(body, o);
+  Run r = run(body);
   INFO(r.messages());
   REQUIRE(r.gen);
   const auto* d = stream(r, 1, 1, 8);
@@ -742,4 +748,6 @@ TEST_CASE("chunk lists (--chunk-lists) fold a transposed read into one phase", "
   CHECK(d->phases[0].srcChunkTiles == 1);
   CHECK(d->phases[0].srcTileOffset == 0);
   CHECK_FALSE(d->phases[0].srcPeriodDone);
+  // DRAM transfers stay within a chunk: 1 tile, not the phase's 4.
+  CHECK(d->phases[0].dramChunkTiles == 1);
 }

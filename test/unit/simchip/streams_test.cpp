@@ -601,6 +601,71 @@ TEST_CASE("streams: a window outside its period is a configuration fault", "[sim
   CHECK(contains(f.message, "core '1-1': stream 24: phase 0 (phase_id 0): tiles [2, 5) are not inside a period of 4 tiles"));
 }
 
+namespace {
+
+StreamPhase chunks(StreamPhase p, uint32_t period, std::vector<uint32_t> offsets, uint32_t tiles, bool done) {
+  p = window(p, period, offsets.front(), done);
+  p.srcChunkOffsets = std::move(offsets);
+  p.srcChunkTiles = tiles;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("streams: a chunk list reads its chunks of the DRAM slot in list order", "[simchip][streams]") {
+  Chip chip(grayskull());
+  chip.beginEpoch();
+  // 2 slots of 4 tiles, tile t of slot s holds pattern 10 s + t. Per slot
+  // one phase of chunks [2, 4) and [0, 2): tiles 2, 3, 0, 1; iterated twice.
+  // Loaded through the binary blob, so the encoded chunk list is what runs.
+  const Queue q{6, 0x3000, 2, 4};
+  QueueHeader h;
+  h.wrPtr = 2;
+  REQUIRE(writeQueueHeader(chip.dram(), q.channel, q.address, h));
+  for (uint32_t slot = 0; slot < 2; ++slot)
+    for (uint32_t t = 0; t < 4; ++t) writeDramTile(chip.dram(), q, slot, t, 10 * slot + t);
+  StreamPhase read = chunks(dramToKernel(4, kBuf0, 8, dramNocAddress(grayskull(), 6, q.address), 2, 4), 4, {2, 0}, 2, true);
+  loadBlob(chip, 1, 1, {streamOf(1, 1, 8, {read}, 2)});
+  ChipRunResult r = run(chip);
+  REQUIRE(r.stop == ChipStop::Done);
+  const uint32_t want[] = {2, 3, 0, 1, 12, 13, 10, 11};
+  for (uint32_t i = 0; i < 8; ++i) CHECK(isPattern(l1Slot(chip, 1, 1, kBuf0, i), want[i]));
+  CHECK(readQueueHeader(chip.dram(), q.channel, q.address).rdPtr == 2);
+}
+
+TEST_CASE("streams: a packer's chunk list sends its period out of order", "[simchip][streams]") {
+  Chip chip(grayskull());
+  chip.beginEpoch();
+  // A's period of 4 tiles goes to B as tiles 3, 1 (one phase, chunks of 1),
+  // then 0, 2 (the next phase, which ends the period).
+  loadBlob(chip, 1, 1,
+           {streamOf(1, 1, 24,
+                     {chunks(packerToRemote(2, kBuf0, 4, {sname(2, 1, 8)}), 4, {3, 1}, 1, false),
+                      chunks(packerToRemote(2, kBuf0, 4, {sname(2, 1, 8)}), 4, {0, 2}, 1, true)})});
+  loadBlob(chip, 2, 1, {streamOf(2, 1, 8, {remoteToKernel(4, kBuf1, 4, {sname(1, 1, 24)})})});
+  prePush(chip, 1, 1, 16, kBuf0, 4, {30, 31, 32, 33});
+  ChipRunResult r = run(chip);
+  REQUIRE(r.stop == ChipStop::Done);
+  const uint32_t want[] = {33, 31, 30, 32};
+  for (uint32_t i = 0; i < 4; ++i) CHECK(isPattern(l1Slot(chip, 2, 1, kBuf1, i), want[i]));
+  CHECK(chip.core({1, 1})->tilesAcked(16) == 4);
+}
+
+TEST_CASE("streams: a chunk outside its period is a configuration fault", "[simchip][streams][fault]") {
+  Chip chip(grayskull());
+  chip.beginEpoch();
+  REQUIRE(chip.core({1, 1}));
+  CoreBlob b;
+  b.x = 1;
+  b.y = 1;
+  b.streams = {streamOf(1, 1, 24, {chunks(packerToRemote(4, kBuf0, 4, {sname(2, 1, 8)}), 4, {0, 3}, 2, true)})};
+  StreamFault f;
+  REQUIRE_FALSE(chip.streams().configure(b, f));
+  CHECK(f.category == "bad-stream-config");
+  CHECK(contains(f.message, "core '1-1': stream 24: phase 0 (phase_id 0): chunk [3, 5) of src_chunk_offsets is not "
+                            "inside a period of 4 tiles"));
+}
+
 TEST_CASE("streams: untilized msgs land at their rows of the tensor; the firmware sets the row stride", "[simchip][streams][untilize]") {
   Chip chip(grayskull());
   chip.beginEpoch();
