@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
+#include <string_view>
 
 namespace tessera::pipegen {
 
@@ -42,13 +40,20 @@ namespace {
 
 const char* boolText(bool b) { return b ? "true" : "false"; }
 
-std::string nameList(const std::vector<blob::StreamName>& names) {
-  std::string s = "[";
+// As support::hexLiteral, without a temporary string.
+void appendHex(std::string& out, uint64_t n) {
+  char buf[24];
+  out += "0x";
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, n, 16).ptr);
+}
+
+void appendNameList(std::string& out, const std::vector<blob::StreamName>& names) {
+  out += '[';
   for (size_t i = 0; i < names.size(); ++i) {
-    if (i) s += ", ";
-    appendStreamKey(s, names[i]);
+    if (i) out += ", ";
+    appendStreamKey(out, names[i]);
   }
-  return s + "]";
+  out += ']';
 }
 
 std::string commentText(const std::map<blob::StreamName, std::string>& comments, const blob::StreamName& n) {
@@ -59,27 +64,28 @@ std::string commentText(const std::map<blob::StreamName, std::string>& comments,
   return "  # " + c;
 }
 
-// Fields of one map, sorted by key when written. Keys and values are copied
-// into one buffer: no allocation per field.
+// Fields of one map, written sorted by key. Keys and values go into one
+// buffer, reused from map to map: no allocation per field.
 class Fields {
 public:
   Fields() {
     f_.reserve(40);
     text_.reserve(1024);
   }
-  void add(std::string_view key, std::string_view value) {
-    f_.push_back({static_cast<uint32_t>(text_.size()), static_cast<uint32_t>(key.size()),
-                  static_cast<uint32_t>(value.size())});
+  // Starts field `key`: append its value to the returned buffer.
+  std::string& add(std::string_view key) {
+    f_.push_back({static_cast<uint32_t>(text_.size()), static_cast<uint32_t>(key.size()), 0});
     text_.append(key);
-    text_.append(value);
+    return text_;
   }
+  // Writes the fields and forgets them.
   void write(std::string& out, std::string_view indent) {
+    for (size_t i = 0; i < f_.size(); ++i)
+      f_[i].valueSize = static_cast<uint32_t>((i + 1 < f_.size() ? f_[i + 1].at : text_.size()) - f_[i].at) - f_[i].keySize;
     auto key = [&](const Field& f) { return std::string_view(text_).substr(f.at, f.keySize); };
-    // Stable: equal keys keep the order they were added in (`at` grows).
-    std::sort(f_.begin(), f_.end(), [&](const Field& a, const Field& b) {
-      int c = key(a).compare(key(b));
-      return c != 0 ? c < 0 : a.at < b.at;
-    });
+    auto byKey = [&](const Field& a, const Field& b) { return key(a) < key(b); };
+    // The writers add known fields in key order: only extras need the sort.
+    if (!std::is_sorted(f_.begin(), f_.end(), byKey)) std::stable_sort(f_.begin(), f_.end(), byKey);
     for (const Field& f : f_) {
       out.append(indent);
       out.append(text_, f.at, f.keySize);
@@ -87,6 +93,8 @@ public:
       out.append(text_, f.at + f.keySize, f.valueSize);
       out += '\n';
     }
+    f_.clear();
+    text_.clear();
   }
 
 private:
@@ -97,80 +105,83 @@ private:
   std::string text_;
 };
 
-void writePhase(std::string& out, const blob::StreamPhase& ph) {
-  out += "    phase_id: " + std::to_string(ph.phaseId) + "\n";
-  Fields f;
-  f.add("buf_addr", support::hexLiteral(ph.bufAddr));
-  if (ph.bufId) f.add("buf_id", std::to_string(ph.bufId));
-  f.add("buf_size", std::to_string(ph.bufSize));
-  f.add("msg_size", std::to_string(ph.msgSize));
-  f.add("num_msgs", std::to_string(ph.numMsgs));
-  f.add("num_iters_in_epoch", std::to_string(ph.numItersInEpoch));
-  if (ph.pipeId) f.add("pipe_id", std::to_string(ph.pipeId));
-  f.add("data_format", std::to_string(ph.dataFormat));
-  f.add("source_endpoint", boolText(ph.sourceEndpoint));
-  f.add("remote_source", boolText(ph.remoteSource));
-  f.add("dram_input", boolText(ph.dramInput));
-  f.add("local_receiver", boolText(ph.localReceiver));
-  f.add("remote_receiver", boolText(ph.remoteReceiver));
-  f.add("dram_output", boolText(ph.dramOutput));
-  if (ph.remoteSource) f.add("src", nameList(ph.src));
-  if (ph.remoteReceiver) f.add("dest", nameList(ph.dest));
-  if (ph.dramInput || ph.dramOutput || ph.dramBufNocAddr) {
-    f.add("dram_buf_noc_addr", support::hexLiteral(ph.dramBufNocAddr));
-    f.add("dram_ram", boolText(ph.dramRam));
-  }
-  if (ph.dramPadding) {
-    f.add("dram_padding", "true");
-    f.add("padding_value", support::yamlFloat(ph.paddingValue));
+// Fields in key order (Fields::write sorts only what is not).
+void writePhase(std::string& out, Fields& f, const blob::StreamPhase& ph) {
+  out += "    phase_id: ";
+  appendNumber(out, ph.phaseId);
+  out += '\n';
+  appendHex(f.add("buf_addr"), ph.bufAddr);
+  if (ph.bufId) appendNumber(f.add("buf_id"), ph.bufId);
+  appendNumber(f.add("buf_size"), ph.bufSize);
+  appendNumber(f.add("data_format"), ph.dataFormat);
+  if (ph.remoteReceiver) appendNameList(f.add("dest"), ph.dest);
+  const bool dram = ph.dramInput || ph.dramOutput || ph.dramBufNocAddr;
+  if (dram) appendHex(f.add("dram_buf_noc_addr"), ph.dramBufNocAddr);
+  f.add("dram_input") += boolText(ph.dramInput);
+  f.add("dram_output") += boolText(ph.dramOutput);
+  if (ph.dramPadding) f.add("dram_padding") += "true";
+  if (dram) f.add("dram_ram") += boolText(ph.dramRam);
+  appendNumber(f.add("incoming_data_noc"), ph.incomingDataNoc);
+  if (ph.intermediate) f.add("intermediate") += "true";
+  f.add("local_receiver") += boolText(ph.localReceiver);
+  appendNumber(f.add("msg_size"), ph.msgSize);
+  appendNumber(f.add("num_iters_in_epoch"), ph.numItersInEpoch);
+  appendNumber(f.add("num_msgs"), ph.numMsgs);
+  appendNumber(f.add("outgoing_data_noc"), ph.outgoingDataNoc);
+  if (ph.dramPadding) f.add("padding_value") += support::yamlFloat(ph.paddingValue);
+  if (ph.pipeId) appendNumber(f.add("pipe_id"), ph.pipeId);
+  f.add("remote_receiver") += boolText(ph.remoteReceiver);
+  f.add("remote_source") += boolText(ph.remoteSource);
+  f.add("source_endpoint") += boolText(ph.sourceEndpoint);
+  if (ph.remoteSource) appendNameList(f.add("src"), ph.src);
+  if (ph.srcPeriodTiles) {
+    if (!ph.srcChunkOffsets.empty()) {
+      std::string& list = f.add("src_chunk_offsets");
+      list += '[';
+      for (size_t i = 0; i < ph.srcChunkOffsets.size(); ++i) {
+        if (i) list += ", ";
+        appendNumber(list, ph.srcChunkOffsets[i]);
+      }
+      list += ']';
+      appendNumber(f.add("src_chunk_tiles"), ph.srcChunkTiles);
+    }
+    if (ph.sourceEndpoint) appendNumber(f.add("src_freed_tiles"), ph.srcFreedTiles);
+    f.add("src_period_done") += boolText(ph.srcPeriodDone);
+    appendNumber(f.add("src_period_tiles"), ph.srcPeriodTiles);
+    appendNumber(f.add("src_tile_offset"), ph.srcTileOffset);
   }
   if (ph.untilizeCDim) {
-    f.add("untilize_r_dim", std::to_string(ph.untilizeRDim));
-    f.add("untilize_c_dim", std::to_string(ph.untilizeCDim));
-    f.add("untilize_full_r_dim", std::to_string(ph.untilizeFullRDim));
-    f.add("untilize_full_c_dim", std::to_string(ph.untilizeFullCDim));
-    f.add("untilize_z_dim", std::to_string(ph.untilizeZDim));
+    appendNumber(f.add("untilize_c_dim"), ph.untilizeCDim);
+    appendNumber(f.add("untilize_full_c_dim"), ph.untilizeFullCDim);
+    appendNumber(f.add("untilize_full_r_dim"), ph.untilizeFullRDim);
+    appendNumber(f.add("untilize_r_dim"), ph.untilizeRDim);
+    appendNumber(f.add("untilize_z_dim"), ph.untilizeZDim);
   }
-  f.add("incoming_data_noc", std::to_string(ph.incomingDataNoc));
-  f.add("outgoing_data_noc", std::to_string(ph.outgoingDataNoc));
-  f.add("vc", std::to_string(ph.vc));
-  if (ph.srcPeriodTiles) {
-    f.add("src_period_tiles", std::to_string(ph.srcPeriodTiles));
-    f.add("src_tile_offset", std::to_string(ph.srcTileOffset));
-    f.add("src_period_done", boolText(ph.srcPeriodDone));
-    if (ph.sourceEndpoint) f.add("src_freed_tiles", std::to_string(ph.srcFreedTiles));
-    if (!ph.srcChunkOffsets.empty()) {
-      std::string list = "[";
-      for (size_t i = 0; i < ph.srcChunkOffsets.size(); ++i)
-        list += (i ? ", " : "") + std::to_string(ph.srcChunkOffsets[i]);
-      f.add("src_chunk_offsets", list + "]");
-      f.add("src_chunk_tiles", std::to_string(ph.srcChunkTiles));
-    }
-  }
-  if (ph.intermediate) f.add("intermediate", "true");
-  for (const auto& e : ph.extra) f.add(e.key, e.value);
+  appendNumber(f.add("vc"), ph.vc);
+  for (const auto& e : ph.extra) f.add(e.key) += e.value;
   f.write(out, "    ");
 }
 
-void writeDramIo(std::string& out, const blob::DramIo& io) {
-  out += "    " + std::to_string(io.index) + ":\n";
-  Fields f;
-  f.add("dram_buf_noc_addr", support::hexLiteral(io.dramBufNocAddr));
-  f.add("dram_buf_size_bytes", std::to_string(io.dramBufSizeBytes));
-  f.add("dram_buf_size_q_slots", std::to_string(io.dramBufSizeQSlots));
-  f.add("dram_buf_size_tiles", std::to_string(io.dramBufSizeTiles));
-  if (io.input) f.add("dram_buf_read_chunk_size_tiles", std::to_string(io.chunkTiles));
-  if (io.output) f.add("dram_buf_write_chunk_size_tiles", std::to_string(io.chunkTiles));
-  f.add("dram_input", boolText(io.input));
-  f.add("dram_output", boolText(io.output));
-  f.add("dram_ram", boolText(io.ram));
-  f.add("msg_size", std::to_string(io.msgSize));
-  f.add("num_msgs", std::to_string(io.numMsgs));
+void writeDramIo(std::string& out, Fields& f, const blob::DramIo& io) {
+  out += "    ";
+  appendNumber(out, io.index);
+  out += ":\n";
+  appendHex(f.add("dram_buf_noc_addr"), io.dramBufNocAddr);
+  if (io.input) appendNumber(f.add("dram_buf_read_chunk_size_tiles"), io.chunkTiles);
+  appendNumber(f.add("dram_buf_size_bytes"), io.dramBufSizeBytes);
+  appendNumber(f.add("dram_buf_size_q_slots"), io.dramBufSizeQSlots);
+  appendNumber(f.add("dram_buf_size_tiles"), io.dramBufSizeTiles);
+  if (io.output) appendNumber(f.add("dram_buf_write_chunk_size_tiles"), io.chunkTiles);
+  f.add("dram_input") += boolText(io.input);
+  f.add("dram_output") += boolText(io.output);
+  f.add("dram_ram") += boolText(io.ram);
+  appendNumber(f.add("msg_size"), io.msgSize);
+  appendNumber(f.add("num_msgs"), io.numMsgs);
   if (io.input) {
-    f.add("reader_index", std::to_string(io.readerIndex));
-    f.add("total_readers", std::to_string(io.totalReaders));
+    appendNumber(f.add("reader_index"), io.readerIndex);
+    appendNumber(f.add("total_readers"), io.totalReaders);
   }
-  for (const auto& e : io.extra) f.add(e.key, e.value);
+  for (const auto& e : io.extra) f.add(e.key) += e.value;
   f.write(out, "      ");
 }
 
@@ -179,6 +190,11 @@ void writeDramIo(std::string& out, const blob::DramIo& io) {
 std::string writeBlobYaml(const blob::BlobYaml& blob, const std::map<blob::StreamName, std::string>& comments,
                           const BlobYamlHeader* header) {
   std::string out;
+  // About 700 bytes a phase: one buffer, grown (copied) rarely.
+  size_t phaseCount = 0;
+  for (const auto& s : blob.streams) phaseCount += s.phases.size();
+  out.reserve(1024 * phaseCount + 512 * blob.dramBlob.size() + 4096);
+  Fields fields;
   if (header) {
     out += "# blob.yaml written by pipegen (Tessera) from " + header->source + ": graph '" + header->graphName +
            "', temporal epoch " + std::to_string(header->epoch) + ", device " + header->device + ".\n";
@@ -195,7 +211,7 @@ std::string writeBlobYaml(const blob::BlobYaml& blob, const std::map<blob::Strea
   for (size_t i = 0; i < ios.size(); ++i) {
     if (i == 0 || ios[i]->name != ios[i - 1]->name)
       out += "  " + streamKey(ios[i]->name) + ":" + commentText(comments, ios[i]->name) + "\n";
-    writeDramIo(out, *ios[i]);
+    writeDramIo(out, fields, *ios[i]);
   }
   std::vector<const blob::Stream*> streams;
   size_t phases = 0;
@@ -210,11 +226,13 @@ std::string writeBlobYaml(const blob::BlobYaml& blob, const std::map<blob::Strea
   keyLines.reserve(streams.size());
   for (const blob::Stream* s : streams) keyLines.push_back("  " + streamKey(s->name) + ":" + commentText(comments, s->name) + "\n");
   for (size_t n = 0; n < phases; ++n) {
-    out += "phase_" + std::to_string(n) + ":\n";
+    out += "phase_";
+    appendNumber(out, n);
+    out += ":\n";
     for (size_t i = 0; i < streams.size(); ++i) {
       if (n >= streams[i]->phases.size()) continue;
       out += keyLines[i];
-      writePhase(out, streams[i]->phases[n]);
+      writePhase(out, fields, streams[i]->phases[n]);
     }
   }
   return out;

@@ -122,12 +122,13 @@ private:
   void checkReferences(PipegenYaml& doc);
 
   // Scalar conversions; each reports its own error and returns false.
-  bool u64(const yaml::Node& v, const std::string& what, uint64_t& out);
-  bool u32(const yaml::Node& v, const std::string& what, uint32_t& out);
-  bool flag(const yaml::Node& v, const std::string& what, bool& out);
-  bool text(const yaml::Node& v, const std::string& what, std::string& out);
-  bool u32List(const yaml::Node& v, const std::string& what, std::vector<uint32_t>& out);
-  bool idList(const yaml::Node& v, const std::string& what, std::vector<BufferId>& out, std::vector<SourceLoc>& locs);
+  // `what` names the field in messages.
+  bool u64(const yaml::Node& v, std::string_view what, uint64_t& out);
+  bool u32(const yaml::Node& v, std::string_view what, uint32_t& out);
+  bool flag(const yaml::Node& v, std::string_view what, bool& out);
+  bool text(const yaml::Node& v, std::string_view what, std::string& out);
+  bool u32List(const yaml::Node& v, std::string_view what, std::vector<uint32_t>& out);
+  bool idList(const yaml::Node& v, std::string_view what, std::vector<BufferId>& out, std::vector<SourceLoc>& locs);
 
   const SourceBuffer& source_;
   DiagnosticEngine& diags_;
@@ -139,52 +140,52 @@ private:
   std::map<uint64_t, size_t> pipeIndex_;
 };
 
-bool Reader::u64(const yaml::Node& v, const std::string& what, uint64_t& out) {
+bool Reader::u64(const yaml::Node& v, std::string_view what, uint64_t& out) {
   if (!v.IsScalar()) {
-    error(v, what + " must be an unsigned integer, found " + kindName(v.Type()));
+    error(v, std::string(what) + " must be an unsigned integer, found " + kindName(v.Type()));
     return false;
   }
   auto x = parseUInt64(v.Scalar());
   if (!x) {
-    error(v, what + " must be an unsigned integer, found '" + v.Scalar() + "'");
+    error(v, std::string(what) + " must be an unsigned integer, found '" + v.Scalar() + "'");
     return false;
   }
   out = *x;
   return true;
 }
 
-bool Reader::u32(const yaml::Node& v, const std::string& what, uint32_t& out) {
+bool Reader::u32(const yaml::Node& v, std::string_view what, uint32_t& out) {
   uint64_t x = 0;
   if (!u64(v, what, x)) return false;
   if (x > std::numeric_limits<uint32_t>::max()) {
-    error(v, what + " " + v.Scalar() + " is out of range (at most 4294967295)");
+    error(v, std::string(what) + " " + v.Scalar() + " is out of range (at most 4294967295)");
     return false;
   }
   out = static_cast<uint32_t>(x);
   return true;
 }
 
-bool Reader::flag(const yaml::Node& v, const std::string& what, bool& out) {
+bool Reader::flag(const yaml::Node& v, std::string_view what, bool& out) {
   if (v.IsScalar())
     if (auto b = parseBool(v.Scalar())) {
       out = *b;
       return true;
     }
-  error(v, what + " must be 0, 1, true or false, found " +
+  error(v, std::string(what) + " must be 0, 1, true or false, found " +
                (v.IsScalar() ? "'" + v.Scalar() + "'" : std::string(kindName(v.Type()))));
   return false;
 }
 
-bool Reader::text(const yaml::Node& v, const std::string& what, std::string& out) {
+bool Reader::text(const yaml::Node& v, std::string_view what, std::string& out) {
   if (!v.IsScalar()) {
-    error(v, what + " must be a string, found " + kindName(v.Type()));
+    error(v, std::string(what) + " must be a string, found " + kindName(v.Type()));
     return false;
   }
   out = v.Scalar();
   return true;
 }
 
-bool Reader::u32List(const yaml::Node& v, const std::string& what, std::vector<uint32_t>& out) {
+bool Reader::u32List(const yaml::Node& v, std::string_view what, std::vector<uint32_t>& out) {
   if (v.IsScalar()) { // a lone number where BUDA writes a one-element list
     uint32_t x = 0;
     if (!u32(v, what, x)) return false;
@@ -192,31 +193,33 @@ bool Reader::u32List(const yaml::Node& v, const std::string& what, std::vector<u
     return true;
   }
   if (!v.IsSequence()) {
-    error(v, what + " must be a list of unsigned integers, found " + kindName(v.Type()));
+    error(v, std::string(what) + " must be a list of unsigned integers, found " + kindName(v.Type()));
     return false;
   }
   out.clear();
+  const std::string entry = std::string(what) + " entry";
   for (const auto& item : v) {
     uint32_t x = 0;
-    if (!u32(item, what + " entry", x)) return false;
+    if (!u32(item, entry, x)) return false;
     out.push_back(x);
   }
   return true;
 }
 
-bool Reader::idList(const yaml::Node& v, const std::string& what, std::vector<BufferId>& out,
+bool Reader::idList(const yaml::Node& v, std::string_view what, std::vector<BufferId>& out,
                     std::vector<SourceLoc>& locs) {
   if (!v.IsSequence()) {
-    error(v, what + " must be a list of buffer ids, found " + kindName(v.Type()));
+    error(v, std::string(what) + " must be a list of buffer ids, found " + kindName(v.Type()));
     return false;
   }
   if (v.size() == 0) {
-    error(v, what + " is empty");
+    error(v, std::string(what) + " is empty");
     return false;
   }
+  const std::string entry = std::string(what) + " entry";
   for (const auto& item : v) {
     uint64_t x = 0;
-    if (!u64(item, what + " entry", x)) return false;
+    if (!u64(item, entry, x)) return false;
     out.push_back(x);
     locs.push_back(at(item));
   }
@@ -286,9 +289,9 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
   b.pos = posOf(keyNode);
   b.comment = commentOf(keyNode);
   bool ok = true;
-  std::set<std::string> seen;
-  auto need = [&](const char* field) {
-    if (!seen.count(field)) {
+  std::vector<std::string_view> seen; // field names, kept by the document
+  auto need = [&](std::string_view field) {
+    if (std::find(seen.begin(), seen.end(), field) == seen.end()) {
       error(keyNode, key + ": missing field '" + std::string(field) + "'");
       ok = false;
     }
@@ -299,28 +302,28 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
       ok = false;
       continue;
     }
-    const std::string& f = kv.first.Scalar();
+    // A view: compares check the length before any byte.
+    const std::string_view f = kv.first.Scalar();
     const yaml::Node& v = kv.second;
-    seen.insert(f);
-    std::string what = f;
+    seen.push_back(f);
     bool good = true;
-    if (f == "md_op_name") good = text(v, what, b.mdOpName);
+    if (f == "md_op_name") good = text(v, f, b.mdOpName);
     else if (f == "buffer_type") {
-      good = text(v, what, b.bufferTypeText);
+      good = text(v, f, b.bufferTypeText);
       if (good) b.bufferType = parseBufferType(b.bufferTypeText).value_or(BufferType::Other);
-    } else if (f == "id") good = u32(v, what, b.id);
+    } else if (f == "id") good = u32(v, f, b.id);
     else if (f == "uniqid") {
       uint64_t u = 0;
-      good = u64(v, what, u);
+      good = u64(v, f, u);
       if (good && u != b.uniqid) {
         error(v, key + ": uniqid " + std::to_string(u) + " does not match the document name");
         good = false;
       }
-    } else if (f == "epoch_tiles") good = u32(v, what, b.epochTiles);
-    else if (f == "tiles_per_input") good = u32(v, what, b.tilesPerInput);
+    } else if (f == "epoch_tiles") good = u32(v, f, b.epochTiles);
+    else if (f == "tiles_per_input") good = u32(v, f, b.tilesPerInput);
     else if (f == "chip_id") {
       std::vector<uint32_t> chips;
-      good = u32List(v, what, chips);
+      good = u32List(v, f, chips);
       if (good && chips.size() != 1) {
         error(v, key + ": chip_id must name exactly one chip");
         good = false;
@@ -328,45 +331,45 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
       if (good) b.chipId = chips[0];
     } else if (f == "core_coordinates") {
       std::vector<uint32_t> rc;
-      good = u32List(v, what, rc);
+      good = u32List(v, f, rc);
       if (good && rc.size() != 2) {
         error(v, key + ": core_coordinates must be [row, column]");
         good = false;
       }
       if (good) b.core = {rc[0], rc[1]};
-    } else if (f == "size_tiles") good = u32(v, what, b.sizeTiles);
-    else if (f == "scatter_gather_num_tiles") good = u32(v, what, b.scatterGatherNumTiles);
-    else if (f == "is_scatter") good = flag(v, what, b.isScatter);
-    else if (f == "replicate") good = u32(v, what, b.replicate);
-    else if (f == "tile_size") good = u32(v, what, b.tileSize);
-    else if (f == "tile_clear_granularity") good = u32(v, what, b.tileClearGranularity);
-    else if (f == "overlay_blob_size") good = u32(v, what, b.overlayBlobSize);
-    else if (f == "dram_io_flag_is_remote") good = flag(v, what, b.dramIoFlagIsRemote);
-    else if (f == "dram_buf_flag") good = flag(v, what, b.dramBufFlag);
-    else if (f == "dram_buf_streaming") good = flag(v, what, b.dramBufStreaming);
-    else if (f == "write_dram_buf_flag") good = flag(v, what, b.writeDramBufFlag);
-    else if (f == "dram_chan") good = u32(v, what, b.dramChan);
-    else if (f == "dram_sub_chan") good = u32(v, what, b.dramSubChan);
-    else if (f == "dram_addr") good = u64(v, what, b.dramAddr);
-    else if (f == "q_slots") good = u32(v, what, b.qSlots);
-    else if (f == "dram_io_flag") good = flag(v, what, b.dramIoFlag);
-    else if (f == "dram_io_allow_overwrite") good = flag(v, what, b.dramIoAllowOverwrite);
-    else if (f == "dram_io_skip_flow_ctrl") good = flag(v, what, b.dramIoSkipFlowCtrl);
-    else if (f == "dram_ram_flag") good = flag(v, what, b.dramRamFlag);
-    else if (f == "use_shadow_rd_ptr") good = flag(v, what, b.useShadowRdPtr);
-    else if (f == "prefetch_type" && v.IsScalar() && parseUInt64(v.Scalar())) good = u32(v, what, b.prefetchType);
-    else if (f == "ublock_rt") good = u32(v, what, b.ublockRt);
-    else if (f == "ublock_ct") good = u32(v, what, b.ublockCt);
-    else if (f == "mblock_m") good = u32(v, what, b.mblockM);
-    else if (f == "mblock_n") good = u32(v, what, b.mblockN);
-    else if (f == "mblock_k") good = u32(v, what, b.mblockK);
-    else if (f == "untilized_output") good = flag(v, what, b.untilizedOutput);
-    else if (f == "untilized_output_full_r_dim") good = u32(v, what, b.untilizedOutputFullRDim);
-    else if (f == "untilized_output_full_c_dim") good = u32(v, what, b.untilizedOutputFullCDim);
-    else if (f == "untilized_output_r_dim") good = u32(v, what, b.untilizedOutputRDim);
-    else if (f == "untilized_output_c_dim") good = u32(v, what, b.untilizedOutputCDim);
-    else if (f == "untilized_output_z_dim") good = u32(v, what, b.untilizedOutputZDim);
-    else if (f == "is_padding") good = flag(v, what, b.isPadding);
+    } else if (f == "size_tiles") good = u32(v, f, b.sizeTiles);
+    else if (f == "scatter_gather_num_tiles") good = u32(v, f, b.scatterGatherNumTiles);
+    else if (f == "is_scatter") good = flag(v, f, b.isScatter);
+    else if (f == "replicate") good = u32(v, f, b.replicate);
+    else if (f == "tile_size") good = u32(v, f, b.tileSize);
+    else if (f == "tile_clear_granularity") good = u32(v, f, b.tileClearGranularity);
+    else if (f == "overlay_blob_size") good = u32(v, f, b.overlayBlobSize);
+    else if (f == "dram_io_flag_is_remote") good = flag(v, f, b.dramIoFlagIsRemote);
+    else if (f == "dram_buf_flag") good = flag(v, f, b.dramBufFlag);
+    else if (f == "dram_buf_streaming") good = flag(v, f, b.dramBufStreaming);
+    else if (f == "write_dram_buf_flag") good = flag(v, f, b.writeDramBufFlag);
+    else if (f == "dram_chan") good = u32(v, f, b.dramChan);
+    else if (f == "dram_sub_chan") good = u32(v, f, b.dramSubChan);
+    else if (f == "dram_addr") good = u64(v, f, b.dramAddr);
+    else if (f == "q_slots") good = u32(v, f, b.qSlots);
+    else if (f == "dram_io_flag") good = flag(v, f, b.dramIoFlag);
+    else if (f == "dram_io_allow_overwrite") good = flag(v, f, b.dramIoAllowOverwrite);
+    else if (f == "dram_io_skip_flow_ctrl") good = flag(v, f, b.dramIoSkipFlowCtrl);
+    else if (f == "dram_ram_flag") good = flag(v, f, b.dramRamFlag);
+    else if (f == "use_shadow_rd_ptr") good = flag(v, f, b.useShadowRdPtr);
+    else if (f == "prefetch_type" && v.IsScalar() && parseUInt64(v.Scalar())) good = u32(v, f, b.prefetchType);
+    else if (f == "ublock_rt") good = u32(v, f, b.ublockRt);
+    else if (f == "ublock_ct") good = u32(v, f, b.ublockCt);
+    else if (f == "mblock_m") good = u32(v, f, b.mblockM);
+    else if (f == "mblock_n") good = u32(v, f, b.mblockN);
+    else if (f == "mblock_k") good = u32(v, f, b.mblockK);
+    else if (f == "untilized_output") good = flag(v, f, b.untilizedOutput);
+    else if (f == "untilized_output_full_r_dim") good = u32(v, f, b.untilizedOutputFullRDim);
+    else if (f == "untilized_output_full_c_dim") good = u32(v, f, b.untilizedOutputFullCDim);
+    else if (f == "untilized_output_r_dim") good = u32(v, f, b.untilizedOutputRDim);
+    else if (f == "untilized_output_c_dim") good = u32(v, f, b.untilizedOutputCDim);
+    else if (f == "untilized_output_z_dim") good = u32(v, f, b.untilizedOutputZDim);
+    else if (f == "is_padding") good = flag(v, f, b.isPadding);
     else if (f == "padding_value") {
       auto r = v.IsScalar() ? parseReal(v.Scalar()) : std::nullopt;
       if (r) b.paddingValue = *r;
@@ -376,7 +379,7 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
       }
     } else if (f == "data_format") {
       std::string df;
-      good = text(v, what, df);
+      good = text(v, f, df);
       if (good && !netlist::parseDataFormat(df)) {
         error(v, key + ": unknown data_format '" + df + "'");
         good = false;
@@ -384,8 +387,9 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
       if (good) b.dataFormat = df;
     } else {
       if (!kBudaBufferExtras.count(f))
-        diags_.warning("unknown-field", at(kv.first), key + ": unknown buffer field '" + f + "' (kept, not used)");
-      b.extra.push_back({f, flowText(v), posOf(kv.first)});
+        diags_.warning("unknown-field", at(kv.first),
+                       key + ": unknown buffer field '" + std::string(f) + "' (kept, not used)");
+      b.extra.push_back({std::string(f), flowText(v), posOf(kv.first)});
     }
     ok &= good;
   }
@@ -418,16 +422,15 @@ void Reader::parsePipe(const std::string& key, const yaml::Node& keyNode, const 
   p.comment = commentOf(keyNode);
   PipeNodes nodes;
   bool ok = true;
-  std::set<std::string> seen;
+  bool sawInputs = false, sawOutputs = false;
   for (const auto& kv : body) {
     if (!kv.first.IsScalar()) {
       error(kv.first, key + ": field names must be scalars");
       ok = false;
       continue;
     }
-    const std::string& f = kv.first.Scalar();
+    const std::string_view f = kv.first.Scalar();
     const yaml::Node& v = kv.second;
-    seen.insert(f);
     bool good = true;
     if (f == "id") {
       uint64_t x = 0;
@@ -437,10 +440,12 @@ void Reader::parsePipe(const std::string& key, const yaml::Node& keyNode, const 
         good = false;
       }
     } else if (f == "input_list") {
+      sawInputs = true;
       p.inputList.clear();
       nodes.inputs.clear();
       good = idList(v, "input_list", p.inputList, nodes.inputs);
     } else if (f == "output_list") {
+      sawOutputs = true;
       p.outputList.clear();
       nodes.outputs.clear();
       if (v.IsSequence() && v.size() > 0 && v[size_t{0}].IsSequence()) {
@@ -489,13 +494,14 @@ void Reader::parsePipe(const std::string& key, const yaml::Node& keyNode, const 
     else if (f == "output_padding_list") good = u32List(v, f, p.outputPaddingList);
     else {
       if (!kBudaPipeExtras.count(f))
-        diags_.warning("unknown-field", at(kv.first), key + ": unknown pipe field '" + f + "' (kept, not used)");
-      p.extra.push_back({f, flowText(v), posOf(kv.first)});
+        diags_.warning("unknown-field", at(kv.first),
+                       key + ": unknown pipe field '" + std::string(f) + "' (kept, not used)");
+      p.extra.push_back({std::string(f), flowText(v), posOf(kv.first)});
     }
     ok &= good;
   }
-  for (const char* f : {"input_list", "output_list"})
-    if (!seen.count(f)) {
+  for (auto [f, saw] : {std::pair{"input_list", sawInputs}, std::pair{"output_list", sawOutputs}})
+    if (!saw) {
       error(keyNode, key + ": missing field '" + std::string(f) + "'");
       ok = false;
     }
@@ -555,9 +561,8 @@ std::optional<PipegenYaml> Reader::run(uint32_t epoch) {
   uint32_t docLine = 0;
   auto flush = [&](size_t end) {
     if (end > docStart) {
-      SourceBuffer part(source_.name(), text.substr(docStart, end - docStart));
       DiagnosticEngine local;
-      auto parsed = yaml::Document::parse(part, local);
+      auto parsed = yaml::Document::parse(std::string_view(text).substr(docStart, end - docStart), local);
       for (const Diagnostic& d : local.diagnostics()) {
         SourceLoc l = d.loc;
         if (l.valid()) l.line += docLine;

@@ -1,5 +1,6 @@
 #include "support/yaml.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -90,12 +91,20 @@ std::optional<double> parseReal(std::string_view s) {
   return v;
 }
 
+namespace {
+// `s` equals the lowercase word `lower` ignoring case (as std::tolower in
+// the C locale; no copy: generated files have a bool on every other line).
+bool equalsIgnoringCase(std::string_view s, std::string_view lower) {
+  return s.size() == lower.size() && std::equal(s.begin(), s.end(), lower.begin(), [](char a, char b) {
+           return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+         });
+}
+} // namespace
+
 std::optional<bool> parseBool(std::string_view s) {
   s = trim(s);
-  std::string lower;
-  for (char ch : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (lower == "true" || lower == "1") return true;
-  if (lower == "false" || lower == "0") return false;
+  if (s == "1" || equalsIgnoringCase(s, "true")) return true;
+  if (s == "0" || equalsIgnoringCase(s, "false")) return false;
   return std::nullopt;
 }
 

@@ -123,17 +123,6 @@ public:
     return static_cast<uint32_t>(doc_.tags_.size() + 1);
   }
   size_t nodeCount() const { return doc_.nodes_.size(); }
-  // Forget everything (the line scanner gave up; libyaml starts over).
-  void reset() {
-    doc_.nodes_.clear();
-    doc_.children_.clear();
-    doc_.strings_.clear();
-    doc_.tags_.clear();
-    slots_.clear();
-    entries_.clear();
-    open_.clear();
-    pending_.clear();
-  }
 
 private:
   uint32_t add(NodeType type, const std::string* text, uint32_t tag, int line, int column) {
@@ -598,19 +587,31 @@ private:
 
 } // namespace
 
-std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& source, DiagnosticEngine& diags) {
+namespace {
+// The line scanner's tree of `text`; null when it gives up.
+std::unique_ptr<Document> scanLines(std::string_view text) {
   auto doc = std::make_unique<Document>();
-  {
-    // About two nodes per line in generated files.
-    Builder builder(*doc, 2 * size_t{source.lineCount()});
-    try {
-      LineScanner(source.text(), builder).run();
-      return doc;
-    } catch (const Unsupported&) {
-      builder.reset();
-    }
+  // Generated files have a node per 16 bytes or more: this hint rarely
+  // grows the arrays (a copy of MBs), and reserved pages never touched cost
+  // nothing.
+  Builder builder(*doc, text.size() / 8 + 16);
+  try {
+    LineScanner(text, builder).run();
+    return doc;
+  } catch (const Unsupported&) {
+    return nullptr;
   }
+}
+} // namespace
+
+std::optional<std::unique_ptr<Document>> Document::parse(const SourceBuffer& source, DiagnosticEngine& diags) {
+  if (auto doc = scanLines(source.text())) return doc;
   return parseWithLibyaml(source, diags);
+}
+
+std::optional<std::unique_ptr<Document>> Document::parse(std::string_view text, DiagnosticEngine& diags) {
+  if (auto doc = scanLines(text)) return doc;
+  return parseWithLibyaml(SourceBuffer({}, std::string(text)), diags);
 }
 
 std::optional<std::unique_ptr<Document>> Document::parseWithLibyaml(const SourceBuffer& source,

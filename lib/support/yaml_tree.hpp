@@ -48,7 +48,8 @@ public:
   explicit operator bool() const { return IsDefined(); }
   bool operator!() const { return !IsDefined(); }
 
-  // Scalar text ("" for other kinds).
+  // Scalar text ("" for other kinds). Scalars of one Document with equal
+  // texts share one string, so texts can be compared by address.
   const std::string& Scalar() const;
   // "?" for plain scalars, "!" for quoted ones, else the explicit tag.
   const std::string& Tag() const;
@@ -119,6 +120,10 @@ public:
   // kMaxDepth and alias expansions larger than kMaxExpandedNodes are reported
   // as `yaml-syntax` diagnostics and give nullopt. Never throws.
   static std::optional<std::unique_ptr<Document>> parse(const SourceBuffer& source, DiagnosticEngine& diags);
+  // The same for text that is not a whole SourceBuffer (one document of a
+  // multi-document file, parsed without copying it); positions are relative
+  // to `text`.
+  static std::optional<std::unique_ptr<Document>> parse(std::string_view text, DiagnosticEngine& diags);
   // Reads and parses a file whose root must be a map: the index files the
   // stage tools write (manifest.yaml, epochs.yaml), read by the loader.
   // nullptr and `error` ("cannot read '<path>': ..." or "'<path>' is not a
