@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark: the data-path stages on the largest corpus netlist (or the file
-# given): net2pipe, then pipegen on every epoch's pipegen.yaml, then blobgen
-# on every blob.yaml (each stage skipped when its tool is not built). Prints
-# the machine and its load average, per stage the median and min wall time
-# over N runs (a stage's time sums its runs over the epochs), the median CPU
-# time (user + system: what a shared machine's load does not inflate much)
-# and the peak RSS of any of its runs (/usr/bin/time), and the three stages
-# together. Record the figures in docs/performance.md.
+# given), as three commands: net2pipe, pipegen on every epoch's
+# pipegen.yaml, blobgen on every epoch's blob.yaml (both with -j JOBS,
+# default the machine's cores). Prints the machine and its load average;
+# per stage the median and min over RUNS runs of its wall time (date, ms),
+# the median CPU time (user + system, /usr/bin/time: what a shared
+# machine's load does not inflate much) and the peak RSS; then the three
+# together. Stages whose tool is not built are skipped. Record the figures
+# in docs/performance.md (with the file system: TMPDIR picks it).
 #
-#   scripts/bench-pipes.sh [NETLIST] [RUNS]
+#   [JOBS=N] [TMPDIR=DIR] scripts/bench-pipes.sh [NETLIST] [RUNS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
@@ -18,30 +19,32 @@ blobgen="$build/tools/blobgen/blobgen"
 corpus="${CORPUS_DIR:-$root/../shared/corpus}/netlists"
 netlist="${1:-}"
 runs="${2:-5}"
+jobs="${JOBS:-$(nproc)}"
 if [ -z "$netlist" ]; then
   netlist="$(find "$corpus" -name '*.yaml' -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)"
 fi
 [ -x "$net2pipe" ] || { echo "bench-pipes: build net2pipe first (scripts/build.sh)" >&2; exit 2; }
 
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-stats="$work/time"
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# Runs "$@" under /usr/bin/time; adds its wall and CPU time (ms) to stage
-# $1's totals and keeps the stage's peak RSS (KB).
-declare -A total cpu peak
+# Runs stage $1 (the command after it) under /usr/bin/time; adds its wall
+# time (ms, from date), CPU time (ms) and peak RSS (KB) to the run's figures.
+declare -A wall cpu peak
 measure() {
-  local stage="$1"; shift
-  /usr/bin/time -o "$stats" -f '%e %U %S %M' "$@" >/dev/null 2>"$work/err" || {
+  local stage="$1" start user sys rss; shift
+  start="$(now_ms)"
+  /usr/bin/time -o "$work/time" -f '%U %S %M' "$@" >/dev/null 2>"$work/err" || {
     echo "bench-pipes: $stage failed:" >&2; cat "$work/err" >&2; exit 1; }
-  local wall user sys rss
-  read -r wall user sys rss < <(tail -1 "$stats")
-  total[$stage]=$(( ${total[$stage]:-0} + $(printf '%.0f' "$(echo "$wall * 1000" | bc)") ))
-  cpu[$stage]=$(( ${cpu[$stage]:-0} + $(printf '%.0f' "$(echo "($user + $sys) * 1000" | bc)") ))
+  wall[$stage]=$(( $(now_ms) - start ))
+  read -r user sys rss < <(tail -1 "$work/time")
+  cpu[$stage]=$(printf '%.0f' "$(echo "($user + $sys) * 1000" | bc)")
   [ "$rss" -gt "${peak[$stage]:-0}" ] && peak[$stage]="$rss"
   return 0
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB"
+echo "output:  $(df -T "$work" | awk 'NR==2{print $2}') ($work)"
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (before)"
 echo "netlist: $netlist ($(stat -c %s "$netlist") bytes)"
 declare -A samples cpusamples
@@ -49,27 +52,25 @@ stages=(net2pipe)
 [ -x "$pipegen" ] && stages+=(pipegen)
 [ -x "$pipegen" ] && [ -x "$blobgen" ] && stages+=(blobgen)
 for _ in $(seq "$runs"); do
-  total=()
-  cpu=()
   rm -rf "$work/out"
   measure net2pipe "$net2pipe" --no-warnings "$netlist" -o "$work/out"
   arch="$(sed -n 's/^arch: //p' "$work/out/epochs.yaml")"
-  for dir in "$work/out"/temporal_epoch_*/overlay; do
-    [ -x "$pipegen" ] || break
-    measure pipegen "$pipegen" --no-warnings --arch "$arch" "$dir/pipegen.yaml" -o "$dir/blob.yaml"
-    [ -x "$blobgen" ] || continue
-    measure blobgen "$blobgen" --no-warnings --arch "$arch" "$dir/blob.yaml" -o "$dir/blobs"
-  done
+  mapfile -t overlays < <(ls -d "$work/out"/temporal_epoch_*/overlay)
+  if [ -x "$pipegen" ]; then
+    measure pipegen "$pipegen" --no-warnings --arch "$arch" -j "$jobs" "${overlays[@]/%//pipegen.yaml}"
+  fi
+  if [ -x "$pipegen" ] && [ -x "$blobgen" ]; then
+    measure blobgen "$blobgen" --no-warnings --arch "$arch" -j "$jobs" "${overlays[@]/%//blob.yaml}" -o "$work/out/blobs"
+  fi
   all=0 allcpu=0
   for s in "${stages[@]}"; do
-    samples[$s]+="${total[$s]:-0} "; all=$((all + ${total[$s]:-0}))
-    cpusamples[$s]+="${cpu[$s]:-0} "; allcpu=$((allcpu + ${cpu[$s]:-0}))
+    samples[$s]+="${wall[$s]} "; all=$((all + ${wall[$s]}))
+    cpusamples[$s]+="${cpu[$s]} "; allcpu=$((allcpu + ${cpu[$s]}))
   done
   samples[all]+="$all "
   cpusamples[all]+="$allcpu "
 done
-epochs="$(ls -d "$work/out"/temporal_epoch_* | wc -l)"
-echo "epochs:  $epochs; $(du -sb "$work/out" | cut -f1) bytes written"
+echo "epochs:  ${#overlays[@]}, $jobs at a time; $(du -sb "$work/out" | cut -f1) bytes written ($(ls "$work/out/blobs" 2>/dev/null | wc -l) blobs)"
 echo "runs:    $runs"
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (after)"
 median() { printf '%s\n' $1 | sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }

@@ -9,12 +9,15 @@
 #include "netlist/target.hpp"
 #include "support/diagnostics.hpp"
 #include "support/file_io.hpp"
+#include "support/parallel.hpp"
 #include "support/source.hpp"
 
 #include <charconv>
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 namespace tessera::blob {
 
@@ -55,12 +58,12 @@ uint32_t lineOfWord(const std::string& text, uint64_t index) {
 
 int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, const PrintOptions& print) {
   std::string readError;
-  auto text = readFile(opts.input, readError);
+  auto text = readFile(opts.inputs.front(), readError);
   if (!text) {
-    err << opts.input << ": error: cannot read: " << readError << "\n";
+    err << opts.inputs.front() << ": error: cannot read: " << readError << "\n";
     return 1;
   }
-  SourceBuffer source(opts.input, std::move(*text));
+  SourceBuffer source(opts.inputs.front(), std::move(*text));
   DiagnosticEngine diags;
   std::string error;
   auto segments = readHex(source.text(), error);
@@ -138,46 +141,26 @@ std::optional<uint32_t> epochFromPath(const std::string& path) {
   return found;
 }
 
-int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err) {
-  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  if (opts.dump) {
-    if (!opts.outDir.empty() || !opts.depfile.empty() || opts.epoch) {
-      err << kTool << ": error: --dump takes a .hex file and prints it; -o/--out-dir, --epoch and --depfile "
-             "do not apply (use --output to write the text to a file)\n";
-      return 2;
-    }
-    return runDump(opts, out, err, print);
-  }
-  if (opts.outDir.empty()) {
-    err << kTool << ": error: -o/--out-dir is required (or --dump FILE.hex)\n"
-        << "Run with --help for usage.\n";
-    return 2;
-  }
-  if (!opts.output.empty()) {
-    err << kTool << ": error: --output applies to --dump only\n";
-    return 2;
-  }
-  std::optional<Arch> arch;
-  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
-  netlist::DeviceCache devices;
-  if (!opts.device.empty())
-    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
-  const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
-  const std::string& deviceFile = devices.explicitFile();
+namespace {
 
+// One blob.yaml of temporal epoch `epoch` into opts.outDir (created once
+// everything is encoded): every core's blob, or nothing. Messages to `err`, the --stats line to
+// `out`. Returns the exit code.
+int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std::string& deviceFile,
+              const std::string& input, uint32_t epoch, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::string readError;
-  auto text = readFile(opts.input, readError);
+  auto text = readFile(input, readError);
   if (!text) {
-    err << opts.input << ": error: cannot read blob.yaml: " << readError << "\n";
+    err << input << ": error: cannot read blob.yaml: " << readError << "\n";
     return 1;
   }
-  SourceBuffer source(opts.input, std::move(*text));
+  SourceBuffer source(input, std::move(*text));
   DiagnosticEngine diags;
   BlobReadOptions readOptions;
   readOptions.device = &device;
   BlobYamlSourceMap sourceMap;
   std::optional<BlobYaml> yaml = readBlobYaml(source, diags, readOptions, &sourceMap);
-  const uint32_t epoch = opts.epoch ? *opts.epoch : epochFromPath(opts.input).value_or(0);
 
   // Per core: the encodability and size checks, then the words.
   struct Output {
@@ -261,7 +244,7 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
     std::string targets;
     for (const Output& o : outputs) targets += (targets.empty() ? "" : " ") + escapeMakeWord(o.path);
     if (targets.empty()) targets = escapeMakeWord(opts.outDir);
-    std::string deps = targets + ": " + escapeMakeWord(opts.input);
+    std::string deps = targets + ": " + escapeMakeWord(input);
     if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
@@ -274,5 +257,75 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
         << (largestCore.empty() ? "" : " (" + largestCore + ")") << ", limit " << contract::kOverlayBlobSize << "\n";
   return 0;
 }
+
+}  // namespace
+
+int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err) {
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
+  if (opts.inputs.empty()) {
+    err << kTool << ": error: no input\n";
+    return 2;
+  }
+  if (opts.dump) {
+    if (opts.inputs.size() > 1) {
+      err << kTool << ": error: --dump takes one .hex file\n";
+      return 2;
+    }
+    if (!opts.outDir.empty() || !opts.depfile.empty() || opts.epoch) {
+      err << kTool << ": error: --dump takes a .hex file and prints it; -o/--out-dir, --epoch and --depfile "
+             "do not apply (use --output to write the text to a file)\n";
+      return 2;
+    }
+    return runDump(opts, out, err, print);
+  }
+  if (opts.outDir.empty()) {
+    err << kTool << ": error: -o/--out-dir is required (or --dump FILE.hex)\n"
+        << "Run with --help for usage.\n";
+    return 2;
+  }
+  if (!opts.output.empty()) {
+    err << kTool << ": error: --output applies to --dump only\n";
+    return 2;
+  }
+  if (opts.inputs.size() > 1 && (opts.epoch || !opts.depfile.empty())) {
+    err << kTool << ": error: --epoch and --depfile take one input; with several, each epoch comes from its "
+                    "path (temporal_epoch_<E>)\n";
+    return 2;
+  }
+  std::optional<Arch> arch;
+  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
+  netlist::DeviceCache devices;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
+  const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
+
+  // Every input's epoch (their blobs share -o): distinct, or they would
+  // overwrite each other.
+  std::vector<uint32_t> epochs;
+  std::map<uint32_t, size_t> byEpoch;
+  for (size_t i = 0; i < opts.inputs.size(); ++i) {
+    epochs.push_back(opts.epoch ? *opts.epoch : epochFromPath(opts.inputs[i]).value_or(0));
+    if (auto [it, added] = byEpoch.emplace(epochs.back(), i); !added) {
+      err << kTool << ": error: " << opts.inputs[it->second] << " and " << opts.inputs[i] << " are both temporal epoch "
+          << epochs.back() << " (from their paths): their blobs would overwrite each other\n";
+      return 2;
+    }
+  }
+  // Each input's messages are kept and printed in input order, so the
+  // output does not depend on the schedule.
+  std::vector<std::ostringstream> outs(opts.inputs.size()), errs(opts.inputs.size());
+  std::vector<int> codes(opts.inputs.size(), 0);
+  parallelFor(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), [&](size_t i) {
+    codes[i] = encodeOne(opts, device, devices.explicitFile(), opts.inputs[i], epochs[i], outs[i], errs[i]);
+  });
+  int rc = 0;
+  for (size_t i = 0; i < opts.inputs.size(); ++i) {
+    out << outs[i].str();
+    err << errs[i].str();
+    rc = std::max(rc, codes[i]);
+  }
+  return rc;
+}
+
 
 }  // namespace tessera::blob

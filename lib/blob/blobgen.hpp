@@ -9,17 +9,19 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::blob {
 
 struct BlobgenOptions {
-  std::string input;        // blob.yaml, or the .hex file with dump
-  std::string outDir;       // required unless dump
+  std::vector<std::string> inputs;  // blob.yaml of one epoch or several (or, with dump, one .hex file)
+  std::string outDir;       // required unless dump; several inputs share it (file names carry the epoch)
+  unsigned jobs = 0;        // inputs encoded at a time; 0: the machine's cores
   std::string output;       // dump only: write the text here instead of stdout
-  std::optional<uint32_t> epoch;  // default: from a temporal_epoch_<E> path component, else 0
+  std::optional<uint32_t> epoch;  // default: from a temporal_epoch_<E> path component, else 0 (one input only)
   std::string arch;         // default grayskull
   std::string device;       // SoC descriptor file or bundled name; overrides arch
-  std::string depfile;
+  std::string depfile;      // one input only
   bool dump = false;
   bool stats = false;       // one summary line on stdout
   size_t maxErrors = 20;

@@ -1,5 +1,6 @@
 // pipegen, the tool: read pipegen.yaml, lower it for the device, write
-// blob.yaml atomically (and a depfile).
+// blob.yaml atomically (and a depfile); several epochs' inputs run on a
+// worker pool, each written beside its input.
 #include "pipegen/blob_yaml_writer.hpp"
 #include "pipegen/pipegen.hpp"
 #include "pipegen/pipegen_yaml_reader.hpp"
@@ -7,33 +8,29 @@
 #include "netlist/driver.hpp"
 #include "netlist/target.hpp"
 #include "support/file_io.hpp"
+#include "support/parallel.hpp"
 
 #include <filesystem>
 #include <ostream>
+#include <sstream>
 
 namespace tessera::pipegen {
 
 namespace {
 const char* const kTool = "pipegen";
-}
 
-int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err) {
+// One pipegen.yaml to one blob.yaml; messages to `err`. Returns the exit code.
+int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, const std::string& deviceFile,
+             const std::string& input, const std::string& output, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  std::optional<Arch> arch;
-  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
-  netlist::DeviceCache devices;
-  if (!opts.device.empty())
-    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
-  const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));
-
   std::string readError;
-  auto text = readFile(opts.input, readError);
+  auto text = readFile(input, readError);
   if (!text) {
-    err << opts.input << ": error: cannot read pipegen.yaml: " << readError << "\n";
+    err << input << ": error: cannot read pipegen.yaml: " << readError << "\n";
     return 1;
   }
-  uint32_t epoch = opts.epoch ? *opts.epoch : epochFromPath(opts.input).value_or(0);
-  SourceBuffer source(opts.input, std::move(*text));
+  uint32_t epoch = opts.epoch ? *opts.epoch : epochFromPath(input).value_or(0);
+  SourceBuffer source(input, std::move(*text));
   DiagnosticEngine diags;
   auto doc = readPipegenYaml(source, diags, epoch);
   std::optional<Generated> gen;
@@ -47,22 +44,64 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
   header.graphName = gen->graphName;
   header.epoch = epoch;
   header.device = soc.name;
-  header.source = std::filesystem::path(opts.input).filename().string();
+  header.source = std::filesystem::path(input).filename().string();
   std::string writeError;
-  if (!writeFileAtomic(opts.output, writeBlobYaml(gen->blob, gen->comments, &header), writeError)) {
-    err << opts.output << ": error: cannot write: " << writeError << "\n";
+  if (!writeFileAtomic(output, writeBlobYaml(gen->blob, gen->comments, &header), writeError)) {
+    err << output << ": error: cannot write: " << writeError << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = escapeMakeWord(opts.output) + ": " + escapeMakeWord(opts.input);
-    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
+    std::string deps = escapeMakeWord(output) + ": " + escapeMakeWord(input);
+    if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;
     }
   }
-  (void)out;
   return 0;
+}
+}  // namespace
+
+int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err) {
+  (void)out;
+  if (opts.inputs.empty()) {
+    err << kTool << ": error: no input pipegen.yaml\n";
+    return 2;
+  }
+  const bool several = opts.inputs.size() > 1;
+  if (several && (!opts.output.empty() || opts.epoch || !opts.depfile.empty())) {
+    err << kTool << ": error: -o, --epoch and --depfile take one input; with several, each blob.yaml is "
+                    "written beside its pipegen.yaml and the epoch comes from its path\n";
+    return 2;
+  }
+  if (!several && opts.output.empty()) {
+    err << kTool << ": error: -o <blob.yaml> is required with one input\n";
+    return 2;
+  }
+  PrintOptions print{opts.maxErrors, false, opts.noWarnings};
+  std::optional<Arch> arch;
+  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
+  netlist::DeviceCache devices;
+  if (!opts.device.empty())
+    if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
+  const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));
+
+  // Each input's messages are kept and printed in input order, so the
+  // output does not depend on the schedule.
+  std::vector<std::ostringstream> messages(opts.inputs.size());
+  std::vector<int> codes(opts.inputs.size(), 0);
+  parallelFor(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), [&](size_t i) {
+    const std::string& input = opts.inputs[i];
+    const std::string output =
+        several ? (std::filesystem::path(input).parent_path() / "blob.yaml").string() : opts.output;
+    codes[i] = lowerOne(opts, soc, devices.explicitFile(), input, output, messages[i]);
+  });
+  int rc = 0;
+  for (size_t i = 0; i < opts.inputs.size(); ++i) {
+    err << messages[i].str();
+    rc = std::max(rc, codes[i]);
+  }
+  return rc;
 }
 
 } // namespace tessera::pipegen

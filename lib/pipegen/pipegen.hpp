@@ -97,12 +97,13 @@ constexpr uint64_t kHostChannelBytes = uint64_t{1} << 30;
 // The tool: flags in, exit code out (0 written, 1 invalid input or resource
 // error or write failure, 2 usage error).
 struct PipegenOptions {
-  std::string input;    // pipegen.yaml
-  std::string output;   // blob.yaml
+  std::vector<std::string> inputs;  // pipegen.yaml of one epoch or several
+  std::string output;   // blob.yaml (one input only; several: blob.yaml beside each)
+  unsigned jobs = 0;    // inputs lowered at a time; 0: the machine's cores
   std::string arch;     // default grayskull
   std::string device;   // SoC descriptor file or bundled name; overrides arch
-  std::optional<uint32_t> epoch; // default: from temporal_epoch_<E> in the input path, else 0
-  std::string depfile;
+  std::optional<uint32_t> epoch; // default: from temporal_epoch_<E> in the input path, else 0 (one input only)
+  std::string depfile;  // one input only
   size_t maxErrors = 20;
   bool noWarnings = false;
   bool chunkLists = true;      // GenerateOptions::chunkLists

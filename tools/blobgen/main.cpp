@@ -1,5 +1,5 @@
-// blobgen: one overlay blob (.hex) per worker core from an epoch's blob.yaml,
-// and --dump to print a blob back as text. Thin driver: flags only; the work
+// blobgen: one overlay blob (.hex) per worker core from an epoch's blob.yaml
+// (or several epochs' in parallel), and --dump to print a blob back as text. Thin driver: flags only; the work
 // is in lib/blob (docs/blobgen.md).
 #include "blob/blobgen.hpp"
 #include "support/cli.hpp"
@@ -15,7 +15,14 @@ int main(int argc, char** argv) {
   CLI::App app{"blobgen: encode the overlay blob of every core of a blob.yaml (one .hex per core), "
                "or print a blob back as text (--dump)",
                "blobgen"};
-  app.add_option("input", opts.input, "blob.yaml (or, with --dump, a .hex blob)")->required()->type_name("<file>");
+  app.add_option("input", opts.inputs,
+                 "blob.yaml of a temporal epoch, or several (their blobs all go to -o; names carry the epoch); "
+                 "with --dump, a .hex blob")
+      ->required()
+      ->type_name("<file>");
+  app.add_option("-j,--jobs", opts.jobs, "Inputs encoded in parallel (default: the number of CPUs)")
+      ->type_name("<N>")
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("-o,--out-dir", opts.outDir, "Output directory for pipegen_epoch<E>_<chip>_<y>_<x>.hex")
       ->type_name("<dir>");
   uint32_t epoch = 0;

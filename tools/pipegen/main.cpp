@@ -1,6 +1,6 @@
-// pipegen: the streams and phases of every core for one temporal epoch
-// (pipegen.yaml in, blob.yaml out). Thin driver: flags only; the work is in
-// lib/pipegen.
+// pipegen: the streams and phases of every core for a temporal epoch
+// (pipegen.yaml in, blob.yaml out), or for several epochs in parallel. Thin
+// driver: flags only; the work is in lib/pipegen.
 #include "netlist/driver.hpp"
 #include "pipegen/pipegen.hpp"
 #include "support/cli.hpp"
@@ -12,10 +12,15 @@
 int main(int argc, char** argv) {
   tessera::pipegen::PipegenOptions opts;
   CLI::App app{"pipegen: streams, phases and L1 buffers per core from a pipegen.yaml", "pipegen"};
-  app.add_option("pipegen_yaml", opts.input, "pipegen.yaml of one temporal epoch (net2pipe output)")
+  app.add_option("pipegen_yaml", opts.inputs,
+                 "pipegen.yaml of a temporal epoch (net2pipe output); with several, each blob.yaml is written "
+                 "beside its pipegen.yaml")
       ->required()
       ->type_name("<pipegen.yaml>");
-  app.add_option("-o,--output", opts.output, "blob.yaml to write")->required()->type_name("<blob.yaml>");
+  app.add_option("-o,--output", opts.output, "blob.yaml to write (one input)")->type_name("<blob.yaml>");
+  app.add_option("-j,--jobs", opts.jobs, "Inputs lowered in parallel (default: the number of CPUs)")
+      ->type_name("<N>")
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("--arch", opts.arch, "Target arch (bundled descriptor): grayskull (default), wormhole, wormhole_b0, "
                                       "blackhole")
       ->type_name("<arch>");
