@@ -11,6 +11,7 @@
 #include "support/parallel.hpp"
 
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -78,6 +79,17 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
     err << kTool << ": error: -o <blob.yaml> is required with one input\n";
     return 2;
   }
+  std::vector<std::string> outputs;
+  std::map<std::string, size_t> byOutput;
+  for (size_t i = 0; i < opts.inputs.size(); ++i) {
+    outputs.push_back(several ? (std::filesystem::path(opts.inputs[i]).parent_path() / "blob.yaml").lexically_normal().string()
+                              : opts.output);
+    if (auto [it, added] = byOutput.emplace(outputs.back(), i); !added) {
+      err << kTool << ": error: " << opts.inputs[it->second] << " and " << opts.inputs[i] << " are in one directory: "
+          << "both would write " << outputs.back() << "\n";
+      return 2;
+    }
+  }
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::optional<Arch> arch;
   if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
@@ -91,10 +103,7 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
   std::vector<std::ostringstream> messages(opts.inputs.size());
   std::vector<int> codes(opts.inputs.size(), 0);
   parallelFor(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), [&](size_t i) {
-    const std::string& input = opts.inputs[i];
-    const std::string output =
-        several ? (std::filesystem::path(input).parent_path() / "blob.yaml").string() : opts.output;
-    codes[i] = lowerOne(opts, soc, devices.explicitFile(), input, output, messages[i]);
+    codes[i] = lowerOne(opts, soc, devices.explicitFile(), opts.inputs[i], outputs[i], messages[i]);
   });
   int rc = 0;
   for (size_t i = 0; i < opts.inputs.size(); ++i) {
