@@ -8,6 +8,7 @@
 #include "hlkc/depfile.hpp"
 #include "hlkc/hlkc_config.hpp"
 #include "support/hashing.hpp"
+#include "support/parallel.hpp"
 #include "support/subprocess.hpp"
 #include "support/version.hpp"
 #include "support/text_format.hpp"
@@ -25,10 +26,8 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
-#include <sched.h>
 #include <set>
 #include <sys/stat.h>
-#include <thread>
 #include <time.h>
 #include <unistd.h>
 
@@ -623,28 +622,16 @@ int Driver::run() {
     for (int t = 0; t < 3; ++t) jobs.emplace_back(k, t);
   }
   std::vector<ThreadResult> results(kernels_.size() * 3);
-  unsigned workers = opt_.jobs ? opt_.jobs : defaultJobs();
-  if (workers > jobs.size()) workers = static_cast<unsigned>(jobs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      auto [k, t] = jobs[i];
-      ThreadResult& r = results[k * 3 + t];
-      try {
-        runJob(k, t, r);
-      } catch (const std::exception& e) {
-        r.ok = false;
-        r.failure = std::string(kThreadNames[t]) + ": internal error: " + e.what();
-      }
+  parallelFor(jobs.size(), opt_.jobs ? opt_.jobs : defaultJobs(), [&](size_t i) {
+    auto [k, t] = jobs[i];
+    ThreadResult& r = results[k * 3 + t];
+    try {
+      runJob(k, t, r);
+    } catch (const std::exception& e) {
+      r.ok = false;
+      r.failure = std::string(kThreadNames[t]) + ": internal error: " + e.what();
     }
-  };
-  if (workers <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned i = 0; i < workers; ++i) pool.emplace_back(work);
-    for (auto& th : pool) th.join();
-  }
+  });
 
   // Outputs, diagnostics and the depfile, in the order the dirs were given.
   size_t objects = 0, hits = 0, duplicates = 0, failed = 0;
@@ -779,16 +766,6 @@ std::string defaultCacheDir() {
   const char* home = std::getenv("HOME");
   if (home && home[0] == '/') return std::string(home) + "/.cache/tessera/hlkc";
   return {};
-}
-
-unsigned defaultJobs() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<unsigned>(n);
-  }
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? n : 1;
 }
 
 std::string defaultClang() { return config::kClang; }

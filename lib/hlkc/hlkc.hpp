@@ -52,7 +52,6 @@ inline constexpr uint32_t kMinStackBytes = 1024;
 std::optional<std::string> checkImage(const elf::Image& image, int thread, const ArchInfo& arch);
 
 std::string defaultCacheDir();  // $XDG_CACHE_HOME/tessera/hlkc, ~/.cache/tessera/hlkc, or "" (no cache)
-unsigned defaultJobs();         // CPUs this process may run on
 std::string defaultClang();     // baked in at configure time
 std::string defaultLld();
 std::string defaultKernelsDir();

@@ -2,6 +2,7 @@
 
 #include "support/file_io.hpp"
 #include "support/hashing.hpp"
+#include "support/parallel.hpp"
 #include "support/subprocess.hpp"
 #include "support/yaml_tree.hpp"
 
@@ -217,26 +218,21 @@ bool Builder::kernelChain() {
 }
 
 bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uint32_t, std::string>>& epochs) {
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < epochs.size() && !failed_; i = next++) {
-      const auto& [id, pipegenYaml] = epochs[i];
-      const std::string what = "temporal epoch " + std::to_string(id);
-      const std::string overlay = fs::path(pipegenYaml).parent_path().string();
-      const std::string blobYaml = (fs::path(overlay) / "blob.yaml").string();
-      const std::string blobs = path("temporal_epoch_" + std::to_string(id) + "/blobs");
-      std::vector<std::string> pg{tool("pipegen"), "--arch", arch};
-      pg.insert(pg.end(), opt_.pipegenArgs.begin(), opt_.pipegenArgs.end());
-      pg.insert(pg.end(), {pipegenYaml, "-o", blobYaml});
-      if (!runJob(stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id)))) return;
-      std::vector<std::string> bg{tool("blobgen"), "--arch", arch, blobYaml, "-o", blobs};
-      if (!runJob(stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id)))) return;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<size_t>(jobs_, epochs.size()); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  // One epoch's pipegen then blobgen per call; after a failure the rest are skipped.
+  parallelFor(epochs.size(), jobs_, [&](size_t i) {
+    if (failed_) return;
+    const auto& [id, pipegenYaml] = epochs[i];
+    const std::string what = "temporal epoch " + std::to_string(id);
+    const std::string overlay = fs::path(pipegenYaml).parent_path().string();
+    const std::string blobYaml = (fs::path(overlay) / "blob.yaml").string();
+    const std::string blobs = path("temporal_epoch_" + std::to_string(id) + "/blobs");
+    std::vector<std::string> pg{tool("pipegen"), "--arch", arch};
+    pg.insert(pg.end(), opt_.pipegenArgs.begin(), opt_.pipegenArgs.end());
+    pg.insert(pg.end(), {pipegenYaml, "-o", blobYaml});
+    if (!runJob(stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id)))) return;
+    std::vector<std::string> bg{tool("blobgen"), "--arch", arch, blobYaml, "-o", blobs};
+    runJob(stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id)));
+  });
   return !failed_;
 }
 
@@ -252,7 +248,7 @@ bool Builder::pipeChain() {
 }
 
 int Builder::run() {
-  jobs_ = opt_.jobs ? opt_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs_ = opt_.jobs ? opt_.jobs : defaultJobs();
   for (const char* name : {"net2hlks", "hlkc", "net2pipe", "pipegen", "blobgen"}) {
     std::string t = tool(name);
     if (!isExecutable(t)) {

@@ -4,6 +4,7 @@
 #include "golden/fused.hpp"
 #include "golden/ops.hpp"
 #include "golden/tm.hpp"
+#include "support/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +20,7 @@ using golden::GoldenError;
 using runtime::RuntimeError;
 
 GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch, unsigned threads)
-    : nl_(&nl), arch_(arch), threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
+    : nl_(&nl), arch_(arch), threads_(threads ? threads : defaultJobs()) {
   for (const auto& f : nl.fusedOps) fusedOps_[f.id] = &f;
   for (const auto& q : nl.queues) consumers_[q.input.value].push_back(&q);
 }

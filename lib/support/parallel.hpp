@@ -10,8 +10,9 @@
 
 namespace tessera {
 
-// The default of a tool's -j: the machine's cores (at least 1).
-inline unsigned defaultJobs() { return std::max(1u, std::thread::hardware_concurrency()); }
+// The default of a tool's -j: the CPUs this process may run on (its
+// affinity mask, as nproc counts them; at least 1).
+unsigned defaultJobs();
 
 // Calls fn(i) once for every i in [0, n), on up to `jobs` threads (the
 // calling thread is one of them); returns when all calls have returned. fn

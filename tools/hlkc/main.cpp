@@ -2,6 +2,7 @@
 // math.elf and pack.elf. Thin driver: flags here, the work in lib/hlkc.
 #include "support/cli.hpp"
 #include "hlkc/hlkc.hpp"
+#include "support/parallel.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(hlkc::archNames()))
       ->type_name("<arch>");
   app.add_option("-j,--jobs", opts.jobs, "Parallel compiles (default: the number of CPUs, " +
-                                             std::to_string(hlkc::defaultJobs()) + " here)")
+                                             std::to_string(tessera::defaultJobs()) + " here)")
       ->check(CLI::Range(1, 1024))
       ->type_name("<N>");
   std::string cacheDefault = hlkc::defaultCacheDir();
