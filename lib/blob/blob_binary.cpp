@@ -184,15 +184,16 @@ Plan makePlan(const CoreBlob& blob) {
   return plan;
 }
 
+BlobSizeInfo sizeInfo(const Plan& plan) {
+  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.chunkWords,
+                      plan.sizeBytes()};
+}
+
 }  // namespace
 
 uint64_t encodedSizeBytes(const CoreBlob& blob) { return makePlan(blob).sizeBytes(); }
 
-BlobSizeInfo blobSizeInfo(const CoreBlob& blob) {
-  Plan plan = makePlan(blob);
-  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.chunkWords,
-                      plan.sizeBytes()};
-}
+BlobSizeInfo blobSizeInfo(const CoreBlob& blob) { return sizeInfo(makePlan(blob)); }
 
 uint32_t blobChecksum(std::span<const uint32_t> words) {
   uint32_t sum = 0;
@@ -201,8 +202,9 @@ uint32_t blobChecksum(std::span<const uint32_t> words) {
   return sum;
 }
 
-std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
-  const Plan plan = makePlan(blob);
+namespace {
+
+std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
   const uint32_t tableOffset = kHeaderWords * 4;
   const uint32_t phasesOffset = tableOffset + kStreamEntryWords * 4 * static_cast<uint32_t>(plan.streams.size());
   const uint32_t configOffset = phasesOffset + kPhaseRecordWords * 4 * static_cast<uint32_t>(plan.phases);
@@ -268,6 +270,17 @@ std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) {
   }
   w[kHdrChecksum] = blobChecksum(w);
   return w;
+}
+
+}  // namespace
+
+std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) { return encodeFromPlan(blob, makePlan(blob)); }
+
+EncodedBlob encodeCoreBlobWithin(const CoreBlob& blob, uint64_t limitBytes) {
+  const Plan plan = makePlan(blob);
+  EncodedBlob e{sizeInfo(plan), {}};
+  if (e.info.bytes <= limitBytes) e.words = encodeFromPlan(blob, plan);
+  return e;
 }
 
 namespace {

@@ -122,6 +122,14 @@ struct BlobSizeInfo {
 };
 BlobSizeInfo blobSizeInfo(const CoreBlob& blob);
 
+// What blobgen needs in one pass: the size info, and the words when the
+// blob fits `limitBytes` (else none).
+struct EncodedBlob {
+  BlobSizeInfo info;
+  std::vector<uint32_t> words;
+};
+EncodedBlob encodeCoreBlobWithin(const CoreBlob& blob, uint64_t limitBytes);
+
 // The checksum word: the sum mod 2^32 of every word of the blob, with the
 // checksum word itself counted as 0.
 uint32_t blobChecksum(std::span<const uint32_t> words);

@@ -180,7 +180,8 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std
         diags.error("blob-encode", loc, "core " + coreName + " (epoch " + std::to_string(epoch) + "): " + problem);
         continue;
       }
-      const BlobSizeInfo info = blobSizeInfo(core);
+      EncodedBlob encoded = encodeCoreBlobWithin(core, contract::kOverlayBlobSize);
+      const BlobSizeInfo& info = encoded.info;
       const uint64_t size = info.bytes;
       if (size > contract::kOverlayBlobSize) {
         diags.error("blob-size", loc,
@@ -203,7 +204,7 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std
         largest = size;
         largestCore = coreName;
       }
-      HexSegment seg{contract::kOverlayBlobBase / 4, encodeCoreBlob(core)};
+      HexSegment seg{contract::kOverlayBlobBase / 4, std::move(encoded.words)};
       outputs.push_back(Output{(std::filesystem::path(opts.outDir) / hexFileName(epoch, core.chip, core.y, core.x)).string(),
                                writeHex({seg})});
     }

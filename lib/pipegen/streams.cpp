@@ -1106,11 +1106,23 @@ bool Builder::placeEndpoints() {
 // ---------------------------------------------------------------------------
 // Transfers.
 // ---------------------------------------------------------------------------
+// Beyond this many the transfer list grows as it is built (the unroll
+// limit allows millions; most epochs need thousands).
+constexpr uint64_t kMaxReservedTransfers = uint64_t{1} << 18;
+
 bool Builder::generate() {
   dramReaders_.assign(doc_.buffers.size(), {});
   std::vector<std::vector<size_t>> byComponent(componentRounds_.size());
   for (size_t pi = 0; pi < plans_.size(); ++pi)
     if (!plans_[pi].dropped) byComponent[static_cast<size_t>(plans_[pi].component)].push_back(pi);
+  // Room for every transfer up front (at most one per chunk and pass; forks
+  // share): growing the vector moved them all, a tenth of a large epoch.
+  uint64_t expected = 0;
+  for (size_t pi = 0; pi < plans_.size(); ++pi)
+    if (!plans_[pi].dropped)
+      expected = satAdd(expected, satMul(satMul(plans_[pi].ppr, plans_[pi].chunks.size()),
+                                         componentRounds_[static_cast<size_t>(plans_[pi].component)]));
+  transfers_.reserve(static_cast<size_t>(std::min<uint64_t>(expected, kMaxReservedTransfers)));
   for (size_t k = 0; k < byComponent.size(); ++k) {
     const auto& comp = byComponent[k];
     uint64_t rounds = componentRounds_[k];

@@ -645,3 +645,16 @@ TEST_CASE("dump: the tiny blob as YAML", "[blob]") {
   CHECK_THAT(d, Catch::Contains("      remote_source: true\n      local_receiver: true\n"));
   CHECK_THAT(d, Catch::Contains("      src: [chip_0__y_1__x_1__stream_id_24]\n      dest: []\n"));
 }
+
+TEST_CASE("encodeCoreBlobWithin: the words only when they fit, the size info always", "[blob]") {
+  const CoreBlob b = tinyBlob();  // 220 bytes, derived by hand above
+  EncodedBlob fits = encodeCoreBlobWithin(b, 220);
+  CHECK(fits.words == kTinyWords);
+  CHECK(fits.info.bytes == 220);
+  CHECK(fits.info.phases == 1);
+  CHECK(fits.info.configs == 1);
+  CHECK(fits.info.refs == 1);
+  EncodedBlob over = encodeCoreBlobWithin(b, 216);
+  CHECK(over.words.empty());
+  CHECK(over.info.bytes == 220);
+}
