@@ -305,6 +305,12 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
                       ph + "tiles [" + std::to_string(p.srcTileOffset) + ", " +
                           std::to_string(uint64_t{p.srcTileOffset} + p.numMsgs) + ") are not inside a period of " +
                           std::to_string(p.srcPeriodTiles) + " tiles");
+        if (!p.srcChunkOffsets.empty() &&
+            (p.srcChunkTiles == 0 || uint64_t{p.srcChunkTiles} * p.srcChunkOffsets.size() != p.numMsgs))
+          return fail("bad-stream-config", bs,
+                      ph + std::to_string(p.srcChunkOffsets.size()) + " chunks of " +
+                          std::to_string(p.srcChunkTiles) + " tiles are not its num_msgs " +
+                          std::to_string(p.numMsgs));
         for (uint32_t o : p.srcChunkOffsets)
           if (uint64_t{o} + p.srcChunkTiles > p.srcPeriodTiles)
             return fail("bad-stream-config", bs,

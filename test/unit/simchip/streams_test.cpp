@@ -664,6 +664,11 @@ TEST_CASE("streams: a chunk outside its period is a configuration fault", "[simc
   CHECK(f.category == "bad-stream-config");
   CHECK(contains(f.message, "core '1-1': stream 24: phase 0 (phase_id 0): chunk [3, 5) of src_chunk_offsets is not "
                             "inside a period of 4 tiles"));
+  // A list that does not add up to num_msgs (only a model built by hand can
+  // have one: the decoder rejects it) is refused, not divided by.
+  b.streams = {streamOf(1, 1, 24, {chunks(packerToRemote(4, kBuf0, 4, {sname(2, 1, 8)}), 4, {0, 2}, 0, true)})};
+  REQUIRE_FALSE(chip.streams().configure(b, f));
+  CHECK(contains(f.message, "2 chunks of 0 tiles are not its num_msgs 4"));
 }
 
 TEST_CASE("streams: untilized msgs land at their rows of the tensor; the firmware sets the row stride", "[simchip][streams][untilize]") {
