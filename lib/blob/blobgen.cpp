@@ -17,7 +17,6 @@
 #include <map>
 #include <ostream>
 #include <set>
-#include <sstream>
 
 namespace tessera::blob {
 
@@ -312,20 +311,10 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
       return 2;
     }
   }
-  // Each input's messages are kept and printed in input order, so the
-  // output does not depend on the schedule.
-  std::vector<std::ostringstream> outs(opts.inputs.size()), errs(opts.inputs.size());
-  std::vector<int> codes(opts.inputs.size(), 0);
-  parallelFor(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), [&](size_t i) {
-    codes[i] = encodeOne(opts, device, devices.explicitFile(), opts.inputs[i], epochs[i], outs[i], errs[i]);
-  });
-  int rc = 0;
-  for (size_t i = 0; i < opts.inputs.size(); ++i) {
-    out << outs[i].str();
-    err << errs[i].str();
-    rc = std::max(rc, codes[i]);
-  }
-  return rc;
+  return runPerInput(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), out, err,
+                     [&](size_t i, std::ostream& o, std::ostream& e) {
+                       return encodeOne(opts, device, devices.explicitFile(), opts.inputs[i], epochs[i], o, e);
+                     });
 }
 
 

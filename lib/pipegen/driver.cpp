@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
-#include <sstream>
 
 namespace tessera::pipegen {
 
@@ -64,7 +63,6 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, const std::st
 }  // namespace
 
 int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err) {
-  (void)out;
   if (opts.inputs.empty()) {
     err << kTool << ": error: no input pipegen.yaml\n";
     return 2;
@@ -98,19 +96,10 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));
 
-  // Each input's messages are kept and printed in input order, so the
-  // output does not depend on the schedule.
-  std::vector<std::ostringstream> messages(opts.inputs.size());
-  std::vector<int> codes(opts.inputs.size(), 0);
-  parallelFor(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), [&](size_t i) {
-    codes[i] = lowerOne(opts, soc, devices.explicitFile(), opts.inputs[i], outputs[i], messages[i]);
-  });
-  int rc = 0;
-  for (size_t i = 0; i < opts.inputs.size(); ++i) {
-    err << messages[i].str();
-    rc = std::max(rc, codes[i]);
-  }
-  return rc;
+  return runPerInput(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), out, err,
+                     [&](size_t i, std::ostream&, std::ostream& e) {
+                       return lowerOne(opts, soc, devices.explicitFile(), opts.inputs[i], outputs[i], e);
+                     });
 }
 
 } // namespace tessera::pipegen

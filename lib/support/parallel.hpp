@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <ostream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -29,6 +31,24 @@ void parallelFor(size_t n, unsigned jobs, Fn&& fn) {
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+}
+
+// A tool run over several inputs: job(i, out, err) returns input i's exit
+// code and writes its stdout and stderr text; each input's text is printed
+// in input order once all are done, so the output does not depend on the
+// schedule. Returns the worst exit code.
+template <class Job>
+int runPerInput(size_t n, unsigned jobs, std::ostream& out, std::ostream& err, Job&& job) {
+  std::vector<std::ostringstream> outs(n), errs(n);
+  std::vector<int> codes(n, 0);
+  parallelFor(n, jobs, [&](size_t i) { codes[i] = job(i, outs[i], errs[i]); });
+  int rc = 0;
+  for (size_t i = 0; i < n; ++i) {
+    out << outs[i].str();
+    err << errs[i].str();
+    rc = std::max(rc, codes[i]);
+  }
+  return rc;
 }
 
 }  // namespace tessera
