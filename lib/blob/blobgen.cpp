@@ -127,19 +127,6 @@ std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x) {
          std::to_string(x) + ".hex";
 }
 
-std::optional<uint32_t> epochFromPath(const std::string& path) {
-  std::optional<uint32_t> found;
-  for (const auto& part : std::filesystem::path(path)) {
-    std::string s = part.string();
-    const std::string prefix = "temporal_epoch_";
-    if (s.rfind(prefix, 0) != 0 || s.size() == prefix.size() || s.size() > prefix.size() + 10) continue;
-    uint32_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data() + prefix.size(), s.data() + s.size(), v, 10);
-    if (ec == std::errc() && ptr == s.data() + s.size()) found = v;
-  }
-  return found;
-}
-
 namespace {
 
 // One blob.yaml of temporal epoch `epoch` into opts.outDir (created once

@@ -31,9 +31,6 @@ struct BlobgenOptions {
 // `pipegen_epoch<E>_<chip>_<y>_<x>.hex`, BUDA's name for a core's blob.
 std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x);
 
-// The epoch of a temporal_epoch_<E> component of `path` (the last one), if any.
-std::optional<uint32_t> epochFromPath(const std::string& path);
-
 // The tool: returns the exit code (0 written, 1 invalid input or write
 // failure, 2 usage error).
 int runBlobgen(const BlobgenOptions& options, std::ostream& out, std::ostream& err);

@@ -628,20 +628,4 @@ std::optional<PipegenYaml> readPipegenYaml(const SourceBuffer& source, Diagnosti
   return Reader(source, diags).run(epoch);
 }
 
-std::optional<uint32_t> epochFromPath(std::string_view path) {
-  std::optional<uint32_t> found;
-  constexpr std::string_view kPrefix = "temporal_epoch_";
-  size_t at = 0;
-  while ((at = path.find(kPrefix, at)) != std::string_view::npos) {
-    bool componentStart = at == 0 || path[at - 1] == '/';
-    size_t d = at + kPrefix.size();
-    size_t e = d;
-    while (e < path.size() && path[e] >= '0' && path[e] <= '9') ++e;
-    bool componentEnd = e == path.size() || path[e] == '/';
-    if (componentStart && componentEnd && e > d && e - d <= 9) found = static_cast<uint32_t>(std::stoul(std::string(path.substr(d, e - d))));
-    at = d;
-  }
-  return found;
-}
-
 } // namespace tessera::pipegen

@@ -30,10 +30,6 @@ namespace tessera::pipegen {
 std::optional<pipe::PipegenYaml> readPipegenYaml(const SourceBuffer& source, DiagnosticEngine& diags,
                                                  uint32_t epoch = 0);
 
-// The temporal epoch a path names: the number of the last
-// `temporal_epoch_<E>` directory component; nullopt when there is none.
-std::optional<uint32_t> epochFromPath(std::string_view path);
-
 // Buffer period helpers shared by the reader's checks and the stream builder
 // (docs/pipegen.md, "Passes and periods"); `d` as in pipe::Dialect.
 //

@@ -1,6 +1,7 @@
 #include "support/file_io.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -80,6 +81,21 @@ std::string escapeMakeWord(const std::string& path) {
     out += ch;
   }
   return out;
+}
+
+std::optional<uint32_t> epochFromPath(std::string_view path) {
+  constexpr std::string_view kPrefix = "temporal_epoch_";
+  std::optional<uint32_t> found;
+  while (!path.empty()) {
+    const size_t slash = path.find('/');
+    const std::string_view part = path.substr(0, slash);
+    path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+    if (part.size() <= kPrefix.size() || part.substr(0, kPrefix.size()) != kPrefix) continue;
+    uint32_t v = 0;
+    auto [ptr, ec] = std::from_chars(part.data() + kPrefix.size(), part.data() + part.size(), v, 10);
+    if (ec == std::errc() && ptr == part.data() + part.size()) found = v;
+  }
+  return found;
 }
 
 } // namespace tessera

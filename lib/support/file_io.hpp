@@ -1,8 +1,10 @@
 // File IO with the "no partial outputs" rule: writes go to a temporary file
 // beside the target and are renamed into place only when complete.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tessera {
 
@@ -16,5 +18,10 @@ bool writeFileAtomic(const std::string& path, const std::string& content, std::s
 // A path as one word of a make rule (depfiles): spaces and '#' are
 // backslash-escaped, '$' is doubled.
 std::string escapeMakeWord(const std::string& path);
+
+// The temporal epoch a path names: the number of its last directory
+// component `temporal_epoch_<E>` (E decimal digits only, fitting 32 bits),
+// the stage tools' layout; nullopt when there is none.
+std::optional<uint32_t> epochFromPath(std::string_view path);
 
 } // namespace tessera

@@ -253,12 +253,3 @@ TEST_CASE("reader: errors carry positions", "[pipegen][reader]") {
     CHECK(p.diags.errorCount() == 4);
   }
 }
-
-TEST_CASE("reader: epoch from the path", "[pipegen][reader]") {
-  CHECK(epochFromPath("out/temporal_epoch_12/overlay/pipegen.yaml") == std::optional<uint32_t>(12));
-  CHECK(epochFromPath("temporal_epoch_0/pipegen.yaml") == std::optional<uint32_t>(0));
-  CHECK(epochFromPath("a/temporal_epoch_3/b/temporal_epoch_4/pipegen.yaml") == std::optional<uint32_t>(4));
-  CHECK_FALSE(epochFromPath("x_temporal_epoch_3/pipegen.yaml"));
-  CHECK_FALSE(epochFromPath("temporal_epoch_/pipegen.yaml"));
-  CHECK_FALSE(epochFromPath("pipegen.yaml"));
-}
