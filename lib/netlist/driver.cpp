@@ -123,6 +123,8 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
       }
     }
     size_t errors = printDiagnostics(err, source, diags, print);
+    if (nl && !targeted && errors == 0) // the cluster's own errors were printed where it was first parsed
+      err << path << ": error: not checked: the --cluster file '" << opts.cluster << "' is invalid for this target\n";
     if (errors > 0 || !nl || !targeted) {
       status = 1;
       continue;

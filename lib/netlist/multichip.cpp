@@ -124,8 +124,8 @@ private:
   void noRoute(SourceLoc loc, const std::string& what, ChipId a, ChipId b) {
     d_.error("chip-route", loc,
              what + ": no route from " + chipText(a) + " to " + chipText(b) + " in " + clusterText(cluster_) +
-                 (ethChannels() > 0 ? " (no chain of ethernet links joins them)"
-                                    : " (without ethernet, data goes through the host, and one chip reaches no MMIO chip)"));
+                 (ethChannels() > 0 ? ": no chain of ethernet links joins them"
+                                    : ": without ethernet data goes through the host, and one of them reaches no MMIO chip"));
   }
 
   void noHost(SourceLoc loc, const std::string& what, ChipId c) {
@@ -271,9 +271,15 @@ private:
                                "]), which is not a link of " + clusterText(cluster_));
       diag.note(peer ? endText(from) + " is linked to " + endText(*peer) : endText(from) + " has no link");
       if (auto back = cluster_.peer(to); back && !(back == from)) diag.note(endText(to) + " is linked to " + endText(*back));
-      if (auto l = cluster_.linksBetween(chip, dest); !l.empty())
-        diag.note(chipText(chip) + " and " + chipText(dest) + " are linked by channel " + std::to_string(l.front().a.chan) +
-                  " -> " + std::to_string(l.front().b.chan) + (l.size() > 1 ? " and " + std::to_string(l.size() - 1) + " more" : ""));
+      if (auto links = cluster_.linksBetween(chip, dest); !links.empty()) {
+        std::string pairs;
+        for (size_t k = 0; k < links.size() && k < 4; ++k)
+          pairs += (k ? ", " : "") + std::to_string(links[k].a.chan) + " -> " + std::to_string(links[k].b.chan);
+        if (links.size() > 4) pairs += ", ...";
+        diag.note("the links from " + chipText(chip) + " to " + chipText(dest) + " are channels " + pairs);
+      } else {
+        diag.note(chipText(chip) + " and " + chipText(dest) + " have no direct link");
+      }
     }
     return true;
   }
