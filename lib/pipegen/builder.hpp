@@ -31,6 +31,7 @@ inline std::string coreText(uint32_t r, uint32_t c) { return "[" + std::to_strin
 enum class BufKind {
   Operand,  // unpacker, packer, intermediate, gradient_op: an operand buffer on a core
   Relay,    // prolog_relay / relay: folded away (docs/pipegen.md, "Relays")
+  EthRelay, // relay / ethernet on an ethernet core (ethernet_chan): a relay stream of a chain (ethernet.cpp)
   Dram,     // data in DRAM: dram_io, dram_prolog, padding, anything at [255, 255]
   Other,    // anything else on a core (not usable in pipes)
 };
@@ -39,7 +40,7 @@ struct BufInfo {
   BufKind kind = BufKind::Other;
   bool popped = false;      // Dram: reads pop queue slots; Operand packers: always consumed
   uint64_t period = 0;      // tiles of one period (slot for DRAM)
-  int stream = -1;          // Operand: its stream
+  int stream = -1;          // Operand, EthRelay: its stream
   std::vector<size_t> readerPlans; // plans reading it, in pipe order
   int writerPipe = -1;      // pipe whose output it is
   bool isPacker = false;
@@ -53,6 +54,9 @@ struct Chunk {
   uint32_t buf = 0;
   uint64_t offset = 0;
   uint64_t tiles = 0;
+  // The ethernet relays the tiles pass through on their way from `buf` to
+  // the pipe's outputs: an index into Builder::paths_ (0: none).
+  uint32_t path = 0;
 };
 
 struct Plan {
@@ -65,6 +69,8 @@ struct Plan {
   bool dramOut = false;
   bool dropped = false;                      // folded into its readers (relay input pipes)
   bool directDramWrite = false;              // dramOut from one packer: its stream writes DRAM
+  bool ethPipe = false;                      // crosses chips: one ethernet relay to another (ethernet.cpp)
+  bool chained = false;                      // some chunk comes through ethernet relays
   int component = -1;
   // Endpoints.
   int directDramReader = -1;                 // receiver stream reading DRAM itself
@@ -95,6 +101,11 @@ struct Transfer {
   std::vector<int> dest;       // Remote: receivers
   std::vector<Dst> destRole;   // per receiver: Local or DramOut (a writer stream)
   std::vector<size_t> destPlan; // per receiver: its plan (forks merge several pipes into one transfer)
+  // Relay streams between the sender and `dest`, in order (a chain over
+  // ethernet); with relayDramOut >= 0 the last one writes that DRAM buffer
+  // and `dest` is empty.
+  std::vector<int> relays;
+  int relayDramOut = -1;
   // Position of this transfer in each participant's item list.
   std::vector<std::pair<int, size_t>> pos;
   bool absorbed = false;
@@ -104,7 +115,8 @@ struct Transfer {
 // Fork: a packer read by several pipes sends each pipe's tiles from its own
 // stream over the packer's buffer (BUDA's fork streams); the first pipe keeps
 // the operand stream, the others get a Fork stream on the packer's core.
-enum class StreamRole { Operand, DramReader, DramWriter, Fork };
+// Relay: the stream of a relay buffer on an ethernet core (ethernet.cpp).
+enum class StreamRole { Operand, DramReader, DramWriter, Fork, Relay };
 
 struct StreamB {
   blob::StreamName name;
@@ -121,10 +133,14 @@ struct StreamB {
   SourceLoc loc;                // where to point diagnostics about it
   std::string what;             // for L1 notes
   uint32_t bufAddr = 0, bufSize = 0;
+  bool eth = false;             // on an ethernet core: r, c are its NOC y, x
+  uint32_t ethChan = 0;
 };
 
+// A worker (logical r, c) or an ethernet core (eth = 1, NOC y, x).
 struct CoreKey {
   uint32_t chip, r, c;
+  uint32_t eth = 0;
   auto operator<=>(const CoreKey&) const = default;
 };
 
@@ -152,6 +168,21 @@ private:
   bool classifyBuffers();
   bool placePadding();
   bool makePlans();
+  // ethernet.cpp: buffers on ethernet cores and the chains through them.
+  bool classifyEthernetBuffer(size_t bi);
+  bool checkPipeChips(Plan& plan);
+  bool foldEthernetChains();
+  bool expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const std::vector<uint32_t>& after, size_t plan,
+                   size_t depth, std::vector<Chunk>& out);
+  bool placeRelayStreams();
+  bool checkChainedPlans();
+  bool orderRelayItems();
+  int emitRelayPhase(const Transfer& t, size_t stream, blob::StreamPhase& ph);
+  uint32_t pathId(const std::vector<uint32_t>& relays);
+  uint32_t joinPaths(uint32_t first, uint32_t second);
+  std::vector<int> relayStreams(uint32_t path) const;
+  std::string ethCoreText(const Buffer& b) const;
+  const Pipe& pipeWriting(uint32_t buf) const { return doc_.pipes[static_cast<size_t>(info_[buf].writerPipe)]; }
   bool foldRelays();
   bool countPasses();
   bool makeComponents();
@@ -175,9 +206,11 @@ private:
     return diags_.error(rule, locOf(p.pos), "pipe " + std::to_string(p.id) + ": " + msg);
   }
   DiagnosticEngine::Builder noteBuf(DiagnosticEngine::Builder d, const Buffer& b) {
-    return d.note(locOf(b.pos), bufName(b) + ": " + opText(b) + (info_[&b - doc_.buffers.data()].kind == BufKind::Dram
-                                                                     ? std::string(" in DRAM")
-                                                                     : " on core " + coreText(b.core.r, b.core.c)));
+    const BufKind kind = info_[&b - doc_.buffers.data()].kind;
+    return d.note(locOf(b.pos), bufName(b) + ": " + opText(b) +
+                                    (kind == BufKind::Dram       ? std::string(" in DRAM")
+                                     : kind == BufKind::EthRelay ? " on " + ethCoreText(b)
+                                                                 : " on core " + coreText(b.core.r, b.core.c)));
   }
   std::optional<uint32_t> resolve(uint64_t id, uint64_t& offset) const;
   std::optional<blob::StreamName> nocName(uint32_t chip, uint32_t r, uint32_t c, uint32_t streamId) const;
@@ -204,6 +237,10 @@ private:
   std::vector<uint64_t> componentRounds_;     // rounds generated per component
   std::vector<std::vector<int>> dramReaders_; // by buffer: streams that read it with pops, first-seen order
   std::map<uint64_t, uint64_t> paddingAddr_;  // padding buffer uniqid -> NOC address of its constant tile
+  // Chains of ethernet relays (buffer indices, data-flow order); paths_[0]
+  // is the empty path.
+  std::vector<std::vector<uint32_t>> paths_{{}};
+  std::map<std::vector<uint32_t>, uint32_t> pathIds_;
   // Packer lanes: the streams sending a packer's tiles. One lane per packer,
   // or, for a fork (several reader pipes), one lane per reader pipe, each its
   // own stream over the packer's buffer with its own read pointer.
