@@ -11,11 +11,37 @@ bool ClusterRunResult::ok() const {
   return std::all_of(chips.begin(), chips.end(), [](const ChipRunResult& r) { return r.ok(); });
 }
 
+std::optional<uint32_t> hopsToHost(const ClusterDescriptor& cluster, ChipId chip) {
+  // Breadth first over the links from the chip to the nearest MMIO chip.
+  std::map<ChipId, uint32_t> dist{{chip, 0}};
+  std::vector<ChipId> frontier{chip};
+  for (size_t i = 0; i < frontier.size(); ++i) {
+    const ChipId c = frontier[i];
+    if (cluster.isMmio(c)) return dist[c];
+    for (const EthLink& l : cluster.links) {
+      const std::optional<ChipId> next = l.a.chip == c ? std::optional(l.b.chip) : l.b.chip == c ? std::optional(l.a.chip) : std::nullopt;
+      if (next && dist.emplace(*next, dist[c] + 1).second) frontier.push_back(*next);
+    }
+  }
+  return std::nullopt;
+}
+
+DataMovementModel hostPathModel(const DataMovementModel& base, const EthParams& eth, uint32_t hops) {
+  DataMovementModel m = base;
+  if (hops == 0) return m;
+  // A chip without PCIe reaches host memory through its MMIO chip: every hop
+  // adds a link each way (request, then data) and the links' rate caps the PCIe one.
+  m.pcie.latency += 2 * hops * eth.latency;
+  m.pcie.bytesPerCycle = std::max<uint32_t>(1, std::min<uint32_t>(m.pcie.bytesPerCycle, eth.bitsPerCycle / 8));
+  return m;
+}
+
 Cluster::Cluster(const SocDescriptor& soc, const ClusterDescriptor& cluster, const EthParams& eth)
     : desc_(cluster), eth_(eth) {
   for (const auto& [id, loc] : desc_.chips) {
     (void)loc;
-    auto chip = std::make_unique<Chip>(soc);
+    const DataMovementModel model = hostPathModel(DataMovementModel::forArch(soc.arch), eth_, hopsToHost(desc_, id).value_or(0));
+    auto chip = std::make_unique<Chip>(soc, model);
     chip->setEthernet(ethPortsOf(desc_, id, soc, eth_));
     chips_.emplace(id, std::move(chip));
   }

@@ -98,4 +98,12 @@ struct EthSetupFault {
 };
 std::optional<EthSetupFault> checkEthSetup(const std::map<ChipId, EthSetup>& setups);
 
+// Links from `chip` to the nearest MMIO chip (0 for an MMIO chip; nullopt
+// when none is reachable).
+std::optional<uint32_t> hopsToHost(const ClusterDescriptor& cluster, ChipId chip);
+// The data-movement model of a chip `hops` links from its MMIO chip: its
+// host-memory transfers (the PCIe resource) cross those links both ways, at
+// no more than a link's rate (docs/device-model.md, "Cluster").
+DataMovementModel hostPathModel(const DataMovementModel& base, const EthParams& eth, uint32_t hops);
+
 }  // namespace tessera::sim

@@ -364,3 +364,75 @@ TEST_CASE("cluster: faults name the chip and the core", "[simchip][cluster][faul
     CHECK(contains(r.message, "is for chip 0, not chip 1"));
   }
 }
+
+TEST_CASE("cluster: chips without PCIe reach host memory through their MMIO chip", "[simchip][cluster]") {
+  const ClusterDescriptor d = line(3);
+  CHECK(hopsToHost(d, 0) == 0u);
+  CHECK(hopsToHost(d, 1) == 1u);
+  CHECK(hopsToHost(d, 2) == 2u);
+  ClusterDescriptor island = d;
+  island.chips[7] = ChipLocation{};
+  CHECK_FALSE(hopsToHost(island, 7));
+  const DataMovementModel base = DataMovementModel::forArch(Arch::WormholeB0);
+  EthParams eth;
+  const DataMovementModel far = hostPathModel(base, eth, 2);
+  CHECK(far.pcie.latency == 1000 + 2 * 2 * 600);  // two links each way
+  CHECK(far.pcie.bytesPerCycle == 12);             // 100 Gb/s links below the 16 B/cycle of PCIe
+  CHECK(hostPathModel(base, eth, 0).pcie.latency == 1000);
+  Cluster cl(wormhole(), d);
+  CHECK(cl.chip(2).model().pcie.latency == 3400);
+  CHECK(cl.chip(0).model().pcie.latency == 1000);
+}
+
+TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them together", "[simchip][cluster]") {
+  auto blobOf = [](ChipId chip, CoreCoord at, std::vector<Stream> streams) {
+    CoreBlob b;
+    b.chip = chip;
+    b.x = static_cast<uint32_t>(at.x);
+    b.y = static_cast<uint32_t>(at.y);
+    for (Stream& s : streams) s.name.chip = chip;
+    b.streams = std::move(streams);
+    return blob::encodeCoreBlob(b);
+  };
+  Cluster cl(wormhole(), line(2));
+  std::map<ChipId, EpochRun> runs;
+  const CoreCoord w{1, 1};
+  EpochCore src, out, in, dst;
+  src.noc = w;
+  src.name = "producer[0,0]";
+  src.blobWords = blobOf(0, w, {streamAt(w, 24, {packerToRemote(3, kBuf0, 3, {cname(0, kEth8, 4)})})});
+  out.noc = kEth8;
+  out.blobWords = blobOf(0, kEth8, {streamAt(kEth8, 4, {relay(3, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, 5)})})});
+  in.noc = kEth0;
+  in.blobWords = blobOf(1, kEth0, {streamAt(kEth0, 5, {relay(3, kEthBuf, 2, {cname(0, kEth8, 4)}, {cname(1, w, 8)})})});
+  dst.noc = w;
+  dst.name = "consumer[0,0]";
+  dst.blobWords = blobOf(1, w, {streamAt(w, 8, {remoteToKernel(3, kBuf1, 3, {cname(1, kEth0, 5)})})});
+  runs[0].cores = {src, out};
+  runs[1].cores = {in, dst};
+  runs[0].options.afterFirmware = [&](CoreCoord at, TensixCore& core) {
+    // The packer's part, done by the test once the firmware has set the chip up.
+    if (at != w) return;
+    for (uint32_t k = 0; k < 3; ++k) {
+      const std::vector<uint8_t> t = patternTile(60 + k);
+      std::memcpy(core.l1().data() + kBuf0 + k * kTile, t.data(), t.size());
+    }
+    core.addTilesReceived(16, 3);
+  };
+  ClusterRunResult r = runClusterEpoch(cl, runs, 2);
+  INFO(r.message);
+  REQUIRE(r.stop == ChipStop::Done);
+  for (uint32_t t = 0; t < 3; ++t) CHECK(isPattern(slotOn(cl.chip(1), w, kBuf1, t), 60 + t));
+  REQUIRE(r.chips.size() == 2);
+  CHECK(r.chips[1].cores.size() == 2);
+  CHECK(r.chips[1].cores[0].name == "eth0@9-0");  // NOC order: y, then x
+  CHECK(r.chips[1].cores[1].name == "consumer[0,0]");
+
+  // An ethernet core runs no kernel: the load fails naming chip and core.
+  runs[1].cores[0].kernelDir = "/nonexistent";
+  r = runClusterEpoch(cl, runs, 1);
+  REQUIRE(r.stop == ChipStop::Fault);
+  CHECK(*r.faultChip == 1);
+  CHECK(r.faultCategory == "load");
+  CHECK(contains(r.message, "chip 1: core 'eth0@9-0' is an ethernet core: it runs no kernel"));
+}
