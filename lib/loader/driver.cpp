@@ -14,6 +14,7 @@
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/parallel.hpp"
 #include "support/yaml_tree.hpp"
 
 #include <charconv>
@@ -203,6 +204,16 @@ private:
 };
 
 // The build directory `loader run` uses when none is given.
+// The cluster the sim target runs a netlist over several chips on: the
+// --cluster file, else the arch's default topology for the chips the netlist
+// names (docs/cluster.md). Nullopt: one chip.
+std::optional<ClusterDescriptor> simCluster(const netlist::Netlist& nl) {
+  // Resolved with lib/device/cluster (parseClusterDescriptor, defaultCluster)
+  // once that lands on this branch; until then every netlist runs on one chip.
+  (void)nl;
+  return std::nullopt;
+}
+
 std::string defaultBuildDir(const std::string& netlist) {
   return (std::filesystem::path("tessera-build") / std::filesystem::path(netlist).stem()).string();
 }
@@ -354,7 +365,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     }
     out << kTool << ": building " << opts.buildDir << "\n";
     BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                       opts.pipegenArgs, opts.hlkcCacheDir};
+                       opts.pipegenArgs, opts.hlkcCacheDir, opts.clusterFile};
     if (int rc = buildArtifacts(build, out, err); rc != 0) return rc;
     if (!loadArtifacts()) return 2;
   }
@@ -433,12 +444,17 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
   if (artifacts) {
-    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts));
+    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), simCluster(nl),
+                                            opts.threads ? opts.threads : defaultJobs());
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
-    if (!opts.perfReport.empty() || opts.profile)
+    if (!opts.perfReport.empty() || opts.profile) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
         perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
       };
+      simTarget->onClusterEpoch = [&](const SimEpochInfo& e, const sim::ClusterRunResult& r) {
+        perf.addCluster(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+      };
+    }
     targetPtr = simTarget.get();
   } else {
     golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
@@ -477,6 +493,10 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     }
   };
   std::vector<compare::QueueCheck> table;
+  // Several chips: the check table names each queue's chip.
+  bool multiChip = false;
+  for (const auto& q : nl.queues) multiChip |= q.targetDevice.value > 0;
+  for (const auto& g : nl.graphs) multiChip |= g.targetDevice.value > 0;
   for (const auto& q : nl.queues) {
     const bool hostSide = isHostSide(q);
     int64_t count = hostSide ? host.pushed(q.name) : store.writeCount(q.name);
@@ -512,7 +532,8 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
       compare::Config cfg;
       if (!configFor(q.name, cfg)) return 1;
       Tensor expected = concatEntries(ref == refLogs.end() ? kNone : ref->second, q);
-      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg)});
+      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg),
+                       multiChip ? std::optional<int64_t>(std::max<int64_t>(0, q.targetDevice.value)) : std::nullopt});
       continue;
     }
     if (!opts.expectedDir.empty()) {

@@ -36,6 +36,10 @@ struct LoaderOptions {
   bool verbose = false;                 // print each stage command
   std::vector<std::string> pipegenArgs;
   std::string hlkcCacheDir;
+  // Several chips (docs/cluster.md): the cluster descriptor; empty: the
+  // arch's default topology for the chips the netlist names. `run` passes it
+  // to net2pipe, pipegen and blobgen.
+  std::string clusterFile;
 };
 
 // Returns the exit code: 0 success, 1 the netlist, its inputs or a comparison

@@ -6,6 +6,7 @@
 #include "simchip_helpers.hpp"
 
 #include "sim/cluster.hpp"
+#include "sim/epoch_runner.hpp"
 #include "sim/noc.hpp"
 
 using namespace simchip;
