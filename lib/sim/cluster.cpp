@@ -118,11 +118,17 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
   // The round: no longer than a link's latency (the lookahead).
   const uint64_t slice =
       std::max<uint64_t>(1, std::min<uint64_t>(options.defaults.sliceCycles, std::max<uint32_t>(1, eth_.latency)));
+  // A round is as many whole slices as fit in the latency: fewer exchanges,
+  // the same lookahead rule (a packet sent in a round arrives after it).
+  const uint64_t slicesPerRound = std::max<uint64_t>(1, std::max<uint32_t>(1, eth_.latency) / slice);
+  const uint64_t round = slice * slicesPerRound;
   std::vector<ChipRunOptions> chipOptions(n, options.defaults);
   for (size_t i = 0; i < n; ++i) {
     if (auto it = options.perChip.find(chips[i]->id()); it != options.perChip.end()) chipOptions[i] = it->second;
     chipOptions[i].sliceCycles = slice;
   }
+  WorkerPool pool(static_cast<unsigned>(std::min<size_t>(jobs, n)));
+  auto parallelFor = [&](size_t count, unsigned, const std::function<void(size_t)>& fn) { pool.parallelFor(count, fn); };
   const uint64_t maxCycles = options.defaults.maxCycles;
   const uint32_t hangRounds = std::max<uint32_t>(1, options.defaults.hangRounds);
 
@@ -217,13 +223,22 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
   uint64_t now = 0;
   uint32_t idle = 0;
   for (;;) {
-    const uint64_t until = now + slice;
+    const uint64_t until = now + round;
     parallelFor(n, jobs, [&](size_t i) {
       StreamEngine& engine = chips[i]->streams();
       engine.skipTo(now);
       engine.receivePackets(inbox[i]);
       inbox[i].clear();
-      rounds[i] = chips[i]->runRound(now, until);
+      Chip::Round all;
+      for (uint64_t k = 0; k < slicesPerRound; ++k) {
+        const Chip::Round r = chips[i]->runRound(now + k * slice, now + (k + 1) * slice);
+        all.progress |= r.progress;
+        all.hartsRunning = r.hartsRunning;
+        all.done = r.done;
+        all.fault = r.fault;
+        if (r.fault || r.done) break;
+      }
+      rounds[i] = all;
       sent[i] = engine.takePackets();
     });
     for (size_t i = 0; i < n; ++i) faulted[i] = rounds[i].fault;
@@ -258,7 +273,7 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
       std::optional<uint64_t> wake;
       for (Chip* c : chips)
         if (std::optional<uint64_t> w = c->streams().nextWakeTime()) wake = wake ? std::min(*wake, *w) : *w;
-      if (wake && *wake > now) now = std::min(maxCycles, *wake / slice * slice);
+      if (wake && *wake > now) now = std::min(maxCycles, *wake / round * round);
     }
   }
   return finish(ChipStop::Done, now, {});
