@@ -85,6 +85,8 @@ std::optional<ClusterDescriptor> parseClusterDescriptor(const SourceBuffer& sour
 // (they talk through the host). Nullopt, with `why` set, when the arch has
 // no default for that many chips.
 std::optional<ClusterDescriptor> defaultCluster(Arch arch, uint32_t chips, std::string& why);
+// The most chips `arch` has a default topology for (33, grayskull 256).
+uint32_t maxDefaultChips(Arch arch);
 
 // One chip: what a single-device netlist targets.
 ClusterDescriptor singleChipCluster();

@@ -2,6 +2,7 @@
 
 #include "device/soc_descriptor.hpp"
 #include "netlist/json_export.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/stats.hpp"
 #include "netlist/target.hpp"
@@ -32,7 +33,8 @@ namespace {
 
 // --all-archs: the netlist against every arch it lists. A problem found for
 // several archs is reported once, with a note naming the archs it applies to.
-void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngine& diags) {
+// False when the --cluster file is invalid for some arch (its errors are printed).
+bool validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngine& diags) {
   struct Found {
     const Diagnostic* diag;
     std::vector<std::string> archs;
@@ -43,8 +45,10 @@ void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngi
   for (const auto& a : nl.devices.arch) {
     if (!seen.insert(a.value).second) continue;
     const SocDescriptor& device = devices.forArch(a.value);
+    const ClusterDescriptor* cluster = devices.clusterFor(a.value, device, chipsNamed(nl));
+    if (!cluster) return false;
     perArch.emplace_back();
-    validateNetlist(nl, ValidationTarget{a.value, &device}, perArch.back());
+    validateNetlist(nl, ValidationTarget{a.value, &device, cluster}, perArch.back());
     names.push_back(std::string(archName(a.value)) + " (" + device.name + ")");
   }
   // First-seen order is kept; the index finds repeats without a quadratic scan.
@@ -66,6 +70,7 @@ void validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngi
       b.note("found when checking against " + list);
     }
   }
+  return true;
 }
 
 } // namespace
@@ -93,6 +98,8 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
   DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, "netlist-check", err, print)) return rc;
+  if (!opts.cluster.empty())
+    if (int rc = devices.loadCluster(opts.cluster, "netlist-check", err, print)) return rc;
 
   int status = 0;
   std::string result;
@@ -107,12 +114,18 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     SourceBuffer source(path, std::move(*text));
     DiagnosticEngine diags;
     std::optional<Netlist> nl = parseNetlist(source, diags);
+    bool targeted = false; // false: no arch (reported) or an invalid --cluster (printed)
     if (nl) {
-      if (opts.allArchs) validateForEachArch(*nl, devices, diags);
-      else if (auto target = chooseTarget(*nl, requested, devices, diags)) validateNetlist(*nl, *target, diags);
+      if (opts.allArchs) targeted = validateForEachArch(*nl, devices, diags);
+      else if (auto target = chooseTarget(*nl, requested, devices, diags)) {
+        validateNetlist(*nl, *target, diags);
+        targeted = true;
+      }
     }
     size_t errors = printDiagnostics(err, source, diags, print);
-    if (errors > 0 || !nl) {
+    if (nl && !targeted && errors == 0) // the cluster's own errors were printed where it was first parsed
+      err << path << ": error: not checked: the --cluster file '" << opts.cluster << "' is invalid for this target\n";
+    if (errors > 0 || !nl || !targeted) {
       status = 1;
       continue;
     }
@@ -133,6 +146,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     std::string deps = escapeMakeWord(opts.output) + ":";
     for (const auto& in : opts.inputs) deps += " " + escapeMakeWord(in);
     if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
+    if (!devices.clusterFile().empty()) deps += " " + escapeMakeWord(devices.clusterFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

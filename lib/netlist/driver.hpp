@@ -11,6 +11,7 @@ struct CheckOptions {
   std::vector<std::string> inputs;
   std::string arch;   // empty: the first arch each netlist lists
   std::string device; // SoC descriptor file or bundled name; overrides arch
+  std::string cluster; // cluster descriptor file; empty: the arch's default for the netlist's chips
   bool allArchs = false; // every arch the netlist lists, with its bundled default descriptor
   bool emitJson = false;
   bool stats = false;

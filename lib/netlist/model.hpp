@@ -137,6 +137,10 @@ struct OpAttributes {
   Field<bool> kreduce;                        // topk
   Field<int64_t> numSparseTiles, numIndexTiles, sparseTilePtrBits, sparseUblockIdxBits, actT, fractureFactor;
   Field<double> zeroPoint;                    // quantization family
+  // ethernet_datacopy: the chip it sends to, and per core the channel on
+  // this op's chip (ingress) and on dest_device (egress) it relays over.
+  Field<int64_t> destDevice;
+  Field<std::vector<int64_t>> ingressChannels, egressChannels;
 
   const Attribute* find(const std::string& key) const;
 };

@@ -517,6 +517,7 @@ struct AttrSpec {
   Field<bool> OpAttributes::*boolSlot = nullptr;
   Field<double> OpAttributes::*realSlot = nullptr;
   Field<std::string> OpAttributes::*stringSlot = nullptr;
+  Field<std::vector<int64_t>> OpAttributes::*listSlot = nullptr;
 };
 
 std::optional<AttrSpec> attributeSpec(const std::string& key) {
@@ -538,7 +539,9 @@ std::optional<AttrSpec> attributeSpec(const std::string& key) {
       {"dim", s(&A::reduceDim)}, {"granularity", s(&A::granularity)}, {"relu_mode", s(&A::reluMode)},
       {"sfpu_execution_thread", s()}, {"sfpu_op", s()}, {"sort", s(&A::sort)}, {"stoch_rnd_mode", s()},
       {"type", s(&A::reduceType)}, {"vector", s()}, {"fused_op_id", s(&A::fusedOpId)},
-      {"single_tile", AttrSpec{AttrKind::IntList}},
+      {"single_tile", AttrSpec{AttrKind::IntList}}, {"dest_device", i(&A::destDevice)},
+      {"ingress_channels", AttrSpec{AttrKind::IntList, nullptr, nullptr, nullptr, nullptr, &A::ingressChannels}},
+      {"egress_channels", AttrSpec{AttrKind::IntList, nullptr, nullptr, nullptr, nullptr, &A::egressChannels}},
       {"kernel_broadcast", AttrSpec{AttrKind::InputMap}}, {"kernel_broadcast_per_t", AttrSpec{AttrKind::InputMap}},
   };
   auto it = specs.find(key);
@@ -616,6 +619,7 @@ void Parser::parseAttributes(OpAttributes& attrs, const yaml::Node& k, const yam
       }
       attr.value = values;
       if (key.rfind("input", 0) == 0) attrs.spliceInputs[std::stoi(key.substr(5))] = values;
+      if (spec->listSlot) (attrs.*(spec->listSlot)).set(values, loc);
       break;
     }
     case AttrKind::InputMap: {
@@ -732,9 +736,11 @@ void Parser::parseOp(Op& op, const yaml::Node& v) {
     else if (parseOperandField(key, fk, fv, op.inputs, element)) return;
     else unknownField(op.extra, element, key, fk, fv);
   });
+  requireKeys(v, op.loc, element, {"type"});
+  // ethernet_datacopy runs on ethernet cores, which net2pipe picks: no grid_loc.
+  if (op.type.value != "ethernet_datacopy") requireKeys(v, op.loc, element, {"grid_loc"});
   requireKeys(v, op.loc, element,
-              {"type", "grid_loc", "grid_size", "inputs", "in_df", "out_df", "acc_df", "intermed_df", "math_fidelity", "t",
-               "mblock", "ublock"});
+              {"grid_size", "inputs", "in_df", "out_df", "acc_df", "intermed_df", "math_fidelity", "t", "mblock", "ublock"});
 }
 
 // ====================================================================== fused ops

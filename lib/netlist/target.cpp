@@ -1,8 +1,11 @@
 #include "netlist/target.hpp"
 
 #include "netlist/driver.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "support/file_io.hpp"
+
+#include <algorithm>
 
 namespace tessera::netlist {
 
@@ -34,6 +37,46 @@ const SocDescriptor& DeviceCache::forArch(Arch arch) {
   return *it->second;
 }
 
+int DeviceCache::loadCluster(const std::string& path, const std::string& tool, std::ostream& err,
+                             const PrintOptions& print) {
+  std::string readError;
+  auto text = readFile(path, readError);
+  if (!text) {
+    err << tool << ": error: --cluster '" << path << "': " << readError << "\n";
+    return 2;
+  }
+  clusterSource_ = std::make_unique<SourceBuffer>(path, std::move(*text));
+  clusterFile_ = path;
+  clusterErr_ = &err;
+  clusterPrint_ = print;
+  explicitClusters_.clear();
+  return 0;
+}
+
+const ClusterDescriptor* DeviceCache::clusterFor(Arch arch, const SocDescriptor& device, uint32_t chips) {
+  if (clusterSource_) {
+    // Which channels a link may use depends on the chip: parse per channel count.
+    size_t channels = device.ethCores.size();
+    auto it = explicitClusters_.find(channels);
+    if (it == explicitClusters_.end()) {
+      DiagnosticEngine diags;
+      auto parsed = parseClusterDescriptor(*clusterSource_, static_cast<uint32_t>(channels), diags);
+      if (printDiagnostics(*clusterErr_, *clusterSource_, diags, clusterPrint_) > 0) parsed.reset();
+      it = explicitClusters_.emplace(channels, parsed ? std::make_unique<ClusterDescriptor>(std::move(*parsed)) : nullptr).first;
+    }
+    return it->second.get();
+  }
+  chips = std::min(chips, maxDefaultChips(arch)); // beyond: target-device names the chips that do exist
+  auto key = std::pair{arch, chips};
+  auto it = defaultClusters_.find(key);
+  if (it == defaultClusters_.end()) {
+    std::string why;
+    auto c = defaultCluster(arch, chips, why);
+    it = defaultClusters_.emplace(key, std::make_unique<ClusterDescriptor>(c ? std::move(*c) : singleChipCluster())).first;
+  }
+  return it->second.get();
+}
+
 bool parseArchOption(const std::string& text, const std::string& tool, std::ostream& err, std::optional<Arch>& arch) {
   if (text.empty()) return true;
   arch = parseArch(text);
@@ -63,12 +106,15 @@ std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Ar
     diags.error("arch-not-listed", nl.devices.arch.front().loc,
                 "netlist is not for arch '" + std::string(archName(arch)) + "': devices.arch lists " + listedArchs(nl))
         .note("the target comes from " + std::string(devices.explicitDevice() ? "--device" : "--arch"));
-  return ValidationTarget{arch, device};
+  const ClusterDescriptor* cluster = devices.clusterFor(arch, *device, chipsNamed(nl));
+  if (!cluster) return std::nullopt;
+  return ValidationTarget{arch, device, cluster};
 }
 
 std::optional<CheckedNetlist> loadCheckedNetlist(const std::string& path, const std::string& arch,
                                                  const std::string& device, const std::string& tool,
-                                                 const PrintOptions& print, std::ostream& err, int& exitCode) {
+                                                 const PrintOptions& print, std::ostream& err, int& exitCode,
+                                                 const std::string& cluster) {
   std::optional<Arch> requested;
   if (!parseArchOption(arch, tool, err, requested)) {
     exitCode = 2;
@@ -77,6 +123,11 @@ std::optional<CheckedNetlist> loadCheckedNetlist(const std::string& path, const 
   auto devices = std::make_unique<DeviceCache>();
   if (!device.empty())
     if (int rc = devices->loadExplicit(device, tool, err, print)) {
+      exitCode = rc;
+      return std::nullopt;
+    }
+  if (!cluster.empty())
+    if (int rc = devices->loadCluster(cluster, tool, err, print)) {
       exitCode = rc;
       return std::nullopt;
     }

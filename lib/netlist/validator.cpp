@@ -2,6 +2,7 @@
 
 #include "device/arch_params.hpp"
 #include "netlist/format_rules.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
 
@@ -43,6 +44,7 @@ public:
     checkDramOverlap();
     for (const Graph& g : nl_.graphs) checkGraph(g);
     checkPrograms();
+    validateMultichip(nl_, target_, d_);
     validateFusedOps(nl_, target_, d_);
   }
 
@@ -56,8 +58,11 @@ private:
   std::unordered_map<std::string, const FusedOp*> fused_;
   std::set<std::string> dynamicQueues_; // named by allocate_queue: their DRAM is reused over time
   std::set<std::string> aliasedQueues_; // the second view of some dual-view (alias) queue
+  // Graphs joined by op-to-op edges run at once: keyed by a group's first graph.
+  std::unordered_map<const Graph*, std::vector<const Graph*>> groups_;
 
   const SocDescriptor& device() const { return *target_.device; }
+  const ClusterDescriptor& cluster() const { return *target_.cluster; }
   std::string archStr() const { return std::string(archName(target_.arch)); }
 
   // ---------------------------------------------------------------- names
@@ -86,6 +91,7 @@ private:
     for (const FusedOp& f : nl_.fusedOps)
       if (auto [it, fresh] = fused_.emplace(f.id, &f); !fresh)
         d_.error("duplicate-name", f.loc, "fused op " + quote(f.id) + " is defined more than once").note(it->second->loc, "first definition");
+    for (auto& group : opJoinedGraphs(nl_)) groups_.emplace(group.front(), std::move(group));
     std::map<std::string, SourceLoc> programs;
     for (const Program& p : nl_.programs) {
       if (auto [it, fresh] = programs.emplace(p.name, p.loc); !fresh)
@@ -104,11 +110,17 @@ private:
         d_.warning("duplicate-arch", a.loc, "devices: arch '" + std::string(archName(a.value)) + "' is listed twice");
   }
 
+  // target_device names a chip of the cluster (--cluster, else the arch's
+  // default topology for the highest target_device, docs/cluster.md).
   void checkTargetDevice(const Field<int64_t>& td, const std::string& element) {
-    if (td.present() && td.value != 0)
-      d_.error("target-device", td.loc,
-               element + ": target_device " + std::to_string(td.value) +
-                   " does not exist: the target is one " + archStr() + " chip (device 0)");
+    if (!td.present()) return;
+    if (td.value >= 0 && td.value <= int64_t{UINT32_MAX} && cluster().hasChip(static_cast<ChipId>(td.value))) return;
+    auto diag = d_.error("target-device", td.loc,
+                         element + ": target_device " + std::to_string(td.value) + " is not a chip of " + clusterText(cluster()));
+    if (td.value >= 0 && cluster().name.rfind("default-", 0) == 0)
+      diag.note("without --cluster the target is the default " + archStr() +
+                " topology for the highest target_device (docs/cluster.md; at most " +
+                std::to_string(maxDefaultChips(target_.arch)) + " chips); give --cluster FILE for another");
   }
 
   // mblock/ublock/grid/t/entries must be positive before any arithmetic on them.
@@ -243,9 +255,12 @@ private:
   // lifetimes are managed by allocate_queue/deallocate_queue.
   void checkDramOverlap() {
     struct Range { uint64_t begin, end; const Queue* queue; SourceLoc loc; };
-    std::map<int64_t, std::vector<Range>> byChannel;
+    // Each chip has its own DRAM: queues on different chips may share addresses.
+    std::map<std::pair<ChipId, int64_t>, std::vector<Range>> byChannel;
     for (const Queue& queue : nl_.queues) {
       if (!queue.location.present() || queue.location.value != IoLocation::Dram || queue.alias.present()) continue;
+      auto chip = chipOf(queue);
+      if (!chip) continue;
       if (dynamicQueues_.count(queue.name)) continue;
       if (!(queue.entries.value > 0 && queue.t.value > 0 && queue.mblock.value.r > 0 && queue.mblock.value.c > 0 &&
             queue.ublock.value.r > 0 && queue.ublock.value.c > 0 && queue.df.present()))
@@ -253,11 +268,13 @@ private:
       uint64_t bytes = queueBufferBytes(queue);
       for (const AllocAddress& a : queue.dram) {
         uint64_t end = bytes > UINT64_MAX - a.address ? UINT64_MAX : a.address + bytes;
-        byChannel[a.channel].push_back({a.address, end, &queue, a.loc});
+        byChannel[{*chip, a.channel}].push_back({a.address, end, &queue, a.loc});
       }
     }
     std::set<std::pair<std::string, std::string>> reported;
-    for (auto& [channel, ranges] : byChannel) {
+    for (auto& [chipChannel, ranges] : byChannel) {
+      const std::string where = (cluster().chipCount() > 1 ? "chip " + std::to_string(chipChannel.first) + " " : "") +
+                                "channel " + std::to_string(chipChannel.second);
       std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.queue->name < b.queue->name;
       });
@@ -274,8 +291,8 @@ private:
         // A warning: the BUDA backend does not check this and real netlists share
         // DRAM on purpose (e.g. a cache written in place under a second name).
         d_.warning("dram-overlap", cur.loc,
-                   "queue " + quote(cur.queue->name) + ": DRAM buffer on channel " + std::to_string(channel) +
-                       " overlaps a buffer of queue " + quote(prev.queue->name))
+                   "queue " + quote(cur.queue->name) + ": DRAM buffer on " + where + " overlaps a buffer of queue " +
+                       quote(prev.queue->name))
             .note(prev.loc, "queue " + quote(prev.queue->name) + " buffer spans " + std::to_string(prev.end - prev.begin) + " bytes from here");
       }
     }
@@ -334,7 +351,7 @@ private:
     if (g.inputCount.present() && g.inputCount.value < 1)
       d_.error("positive-dims", g.inputCount.loc, element + ": input_count must be at least 1");
     for (const Op& op : g.ops) checkOp(g, op);
-    checkGridOverlap(g);
+    if (auto group = groups_.find(&g); group != groups_.end()) checkGridOverlap(group->second);
     checkCycles(g);
   }
 
@@ -348,8 +365,8 @@ private:
     }
     if (op.type.present() && !isKnownOpType(op.type.value))
       d_.warning("unknown-op-type", op.type.loc, element + ": op type " + quote(op.type.value) + " is not one the toolchain knows");
-    // Grid on the device.
-    if (dimsOk && op.gridLoc.present() && op.gridSize.present()) {
+    // Grid on the device (an ethernet_datacopy runs on ethernet cores instead).
+    if (dimsOk && op.gridLoc.present() && op.gridSize.present() && op.type.value != "ethernet_datacopy") {
       Dim2 placed = op.placedGridSize();
       if (op.gridLoc.value.r + placed.r > device().workerRows || op.gridLoc.value.c + placed.c > device().workerCols) {
         auto diag = d_.error("grid-bounds", op.gridLoc.loc,
@@ -523,11 +540,29 @@ private:
       return;
     }
     if (producerOp && producerOp->graph != g.name) {
-      d_.error("cross-graph-edge", in.loc,
-               element + " in graph " + quote(g.name) + " reads op " + quote(in.name) + " of graph " + quote(producerOp->graph) +
-                   "; data crosses graphs only through queues")
-          .note(producerOp->loc, "op " + quote(in.name) + " defined here");
-      return;
+      // Across chips an op may read an op directly (BUDA's queueless
+      // multichip: the graphs then run as one temporal epoch); on one chip
+      // data crosses graphs through queues.
+      auto pg = graphs_.find(producerOp->graph);
+      if (pg == graphs_.end()) return;
+      auto fromChip = chipOf(*pg->second), toChip = chipOf(g);
+      if (!fromChip || !toChip) return; // a bad target_device, reported already
+      const ChipId from = *fromChip, to = *toChip;
+      if (from == to) {
+        d_.error("cross-graph-edge", in.loc,
+                 element + " in graph " + quote(g.name) + " reads op " + quote(in.name) + " of graph " + quote(producerOp->graph) +
+                     "; data crosses graphs only through queues")
+            .note(producerOp->loc, "op " + quote(in.name) + " defined here");
+        return;
+      }
+      if (!crossChipOpEdgesSupported(target_.arch)) {
+        d_.error("cross-graph-edge", in.loc,
+                 element + " on chip " + std::to_string(to) + " reads op " + quote(in.name) + " of graph " +
+                     quote(producerOp->graph) + " on chip " + std::to_string(from) + "; " + archStr() +
+                     " has no op-to-op edges between chips: put a queue between them")
+            .note(producerOp->loc, "op " + quote(in.name) + " defined here");
+        return;
+      }
     }
     // Data format as produced.
     Field<DataFormat> produced = producerOp ? producerOp->outDf : producerQueue->df;
@@ -605,30 +640,44 @@ private:
     return std::nullopt;
   }
 
-  void checkGridOverlap(const Graph& g) {
-    struct Placed { const Op* op; int64_t r0, c0, r1, c1; };
-    std::vector<Placed> placed;
-    for (const Op& op : g.ops) {
-      if (!op.gridLoc.present() || !op.gridSize.present()) continue;
-      Dim2 s = op.placedGridSize();
-      // Grids already rejected by positive-dims/grid-bounds would only add noise (and overflow).
-      constexpr int64_t kMax = 1 << 20;
-      if (s.r < 1 || s.c < 1 || s.r > kMax || s.c > kMax) continue;
-      if (op.gridLoc.value.r < 0 || op.gridLoc.value.c < 0 || op.gridLoc.value.r > kMax || op.gridLoc.value.c > kMax) continue;
-      placed.push_back({&op, op.gridLoc.value.r, op.gridLoc.value.c, op.gridLoc.value.r + s.r, op.gridLoc.value.c + s.c});
-    }
-    for (size_t i = 0; i < placed.size(); ++i)
-      for (size_t j = 0; j < i; ++j) {
-        const Placed& a = placed[j];
-        const Placed& b = placed[i];
-        if (b.r0 < a.r1 && a.r0 < b.r1 && b.c0 < a.c1 && a.c0 < b.c1) {
-          int64_t r = std::max(a.r0, b.r0), c = std::max(a.c0, b.c0);
-          d_.error("grid-overlap", b.op->gridLoc.loc,
-                   "op " + quote(b.op->name) + " overlaps op " + quote(a.op->name) + " in graph " + quote(g.name) + " (both use core [" +
-                       std::to_string(r) + ", " + std::to_string(c) + "])")
-              .note(a.op->gridLoc.loc, "op " + quote(a.op->name) + " placed here");
-        }
+  // Ops that run at once must not share a core: the ops of one graph, and of
+  // every graph an op-to-op edge joins to it (one temporal epoch), per chip.
+  void checkGridOverlap(const std::vector<const Graph*>& group) {
+    struct Placed { const Op* op; const Graph* graph; int64_t r0, c0, r1, c1; };
+    std::map<ChipId, std::vector<Placed>> byChip;
+    for (const Graph* g : group) {
+      auto chip = chipOf(*g);
+      if (!chip) continue;
+      for (const Op& op : g->ops) {
+        if (!op.gridLoc.present() || !op.gridSize.present() || op.type.value == "ethernet_datacopy") continue;
+        Dim2 s = op.placedGridSize();
+        // Grids already rejected by positive-dims/grid-bounds would only add noise (and overflow).
+        constexpr int64_t kMax = 1 << 20;
+        if (s.r < 1 || s.c < 1 || s.r > kMax || s.c > kMax) continue;
+        if (op.gridLoc.value.r < 0 || op.gridLoc.value.c < 0 || op.gridLoc.value.r > kMax || op.gridLoc.value.c > kMax) continue;
+        byChip[*chip].push_back({&op, g, op.gridLoc.value.r, op.gridLoc.value.c, op.gridLoc.value.r + s.r, op.gridLoc.value.c + s.c});
       }
+    }
+    for (const auto& [chip, placed] : byChip)
+      for (size_t i = 0; i < placed.size(); ++i)
+        for (size_t j = 0; j < i; ++j) {
+          const Placed& a = placed[j];
+          const Placed& b = placed[i];
+          if (!(b.r0 < a.r1 && a.r0 < b.r1 && b.c0 < a.c1 && a.c0 < b.c1)) continue;
+          int64_t r = std::max(a.r0, b.r0), c = std::max(a.c0, b.c0);
+          const std::string core = "core [" + std::to_string(r) + ", " + std::to_string(c) + "]";
+          if (a.graph == b.graph)
+            d_.error("grid-overlap", b.op->gridLoc.loc,
+                     "op " + quote(b.op->name) + " overlaps op " + quote(a.op->name) + " in graph " + quote(a.graph->name) +
+                         " (both use " + core + ")")
+                .note(a.op->gridLoc.loc, "op " + quote(a.op->name) + " placed here");
+          else
+            d_.error("grid-overlap", b.op->gridLoc.loc,
+                     "op " + quote(b.op->name) + " of graph " + quote(b.graph->name) + " overlaps op " + quote(a.op->name) +
+                         " of graph " + quote(a.graph->name) + " on chip " + std::to_string(chip) + " (both use " + core +
+                         "); op-to-op edges join the two graphs into one temporal epoch, so they run at once")
+                .note(a.op->gridLoc.loc, "op " + quote(a.op->name) + " placed here");
+        }
   }
 
   void checkCycles(const Graph& g) {

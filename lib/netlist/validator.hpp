@@ -1,15 +1,20 @@
 // Semantic checks of a parsed netlist against a target device. Each rule has
 // a stable id (printed as `[rule]`) listed in docs/netlist-rules.md.
 #pragma once
+#include "device/cluster.hpp"
 #include "device/soc_descriptor.hpp"
 #include "netlist/model.hpp"
 #include "support/diagnostics.hpp"
 
 namespace tessera::netlist {
 
+// One chip (singleChipCluster), shared: the cluster of a target built without one.
+const ClusterDescriptor& oneChipCluster();
+
 struct ValidationTarget {
   Arch arch;
-  const SocDescriptor* device; // never null
+  const SocDescriptor* device; // never null; every chip of the cluster is one of these
+  const ClusterDescriptor* cluster = &oneChipCluster(); // never null: the chips target_device may name
 };
 
 // Every rule of docs/netlist-rules.md except the fused-op constraints.

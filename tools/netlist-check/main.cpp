@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
       ->type_name("<arch>");
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one")
       ->type_name("<soc-descriptor>");
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (chips, ethernet_connections, chips_with_mmio); default: the arch's default "
+                 "topology for the netlist's highest target_device (docs/cluster.md)")
+      ->type_name("<cluster.yaml>");
   auto* allArchs = app.add_flag("--all-archs", opts.allArchs,
                                 "Check against every arch the netlist lists (bundled default descriptors)");
   allArchs->excludes(app.get_option("--arch"))->excludes(app.get_option("--device"));
