@@ -11,6 +11,7 @@
 #include "loader/sim_target.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
@@ -204,16 +205,6 @@ private:
 };
 
 // The build directory `loader run` uses when none is given.
-// The cluster the sim target runs a netlist over several chips on: the
-// --cluster file, else the arch's default topology for the chips the netlist
-// names (docs/cluster.md). Nullopt: one chip.
-std::optional<ClusterDescriptor> simCluster(const netlist::Netlist& nl) {
-  // Resolved with lib/device/cluster (parseClusterDescriptor, defaultCluster)
-  // once that lands on this branch; until then every netlist runs on one chip.
-  (void)nl;
-  return std::nullopt;
-}
-
 std::string defaultBuildDir(const std::string& netlist) {
   return (std::filesystem::path("tessera-build") / std::filesystem::path(netlist).stem()).string();
 }
@@ -305,7 +296,13 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const netlist::Netlist& nl = *parsed;
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
-  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device}, diags);
+  // The cluster: --cluster, else the arch's default for the chips the netlist names.
+  netlist::DeviceCache devices;
+  if (!opts.clusterFile.empty())
+    if (int rc = devices.loadCluster(opts.clusterFile, kTool, err, print); rc != 0) return rc;
+  const ClusterDescriptor* cluster = devices.clusterFor(arch, device, netlist::chipsNamed(nl));
+  if (!cluster) return 1;  // an invalid --cluster file: its errors are printed
+  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
 
   // Programs and params: usage errors, reported before anything is built or run.
@@ -444,7 +441,8 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
   if (artifacts) {
-    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), simCluster(nl),
+    // A cluster of several chips runs on sim::Cluster (-j threads); one chip as before.
+    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), *cluster,
                                             opts.threads ? opts.threads : defaultJobs());
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
     if (!opts.perfReport.empty() || opts.profile) {

@@ -98,7 +98,7 @@ Chip::Worker* Chip::worker(CoreCoord noc) {
       w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
       w->core->setCoprocessor(w->port.get());
     }
-    engine_->attachCore(noc, *w->core);
+    engine_->attachCore(noc, *w->core, ethChan.has_value());
   }
   return w.get();
 }

@@ -35,12 +35,13 @@ uint64_t StreamEngine::latencyOf(const DramLocation& loc) const {
 
 StreamEngine::~StreamEngine() = default;
 
-void StreamEngine::attachCore(CoreCoord noc, TensixCore& core) {
+void StreamEngine::attachCore(CoreCoord noc, TensixCore& core, bool ethernet) {
   if (noc.x < 0 || noc.y < 0 || noc.x >= soc_.gridX || noc.y >= soc_.gridY) return;
   auto& slot = cores_[static_cast<size_t>(noc.y) * soc_.gridX + noc.x];
   if (!slot) slot = std::make_unique<CoreSlot>();
   slot->noc = noc;
   slot->core = &core;
+  slot->ethernet = ethernet;
 }
 
 StreamEngine::CoreSlot* StreamEngine::coreAt(uint32_t x, uint32_t y) {
@@ -103,6 +104,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   }
   const std::string cname = cs->core->name();
   const uint64_t l1End = cs->core->l1().size();
+  // An ethernet core's buffers start higher (its firmware's area below; device_contract.h).
+  const uint32_t dataBase = cs->ethernet ? c::kEthDataBufferBase : c::kDataBufferBase;
   auto fail = [&](const std::string& category, const blob::Stream& s, const std::string& what) {
     fault = {category, cname, "core '" + cname + "': stream " + std::to_string(s.name.streamId) + ": " + what};
     return false;
@@ -112,7 +115,7 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   // buffer) sends from that buffer too, with its own read pointer.
   std::map<uint32_t, int> packerBuffers;  // buf_addr -> output operand
   for (const blob::Stream& bs : b.streams)
-    if (isOperandStream(bs.name.streamId))
+    if (isOperandStream(bs.name.streamId) && !cs->ethernet)
       for (const StreamPhase& p : bs.phases)
         if (p.sourceEndpoint && !p.localReceiver && !p.intermediate)
           packerBuffers.emplace(p.bufAddr, static_cast<int>(bs.name.streamId - blob::kOperandStreamBase));
@@ -120,6 +123,9 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   for (const blob::Stream& bs : b.streams) {
     const uint32_t id = bs.name.streamId;
     if (id >= blob::kStreamsPerCore) return fail("bad-stream-config", bs, "stream id out of range (0-63)");
+    if (cs->ethernet && id >= c::kEthStreamsPerCore)
+      return fail("bad-stream-config", bs, "an ethernet core has " + std::to_string(c::kEthStreamsPerCore) + " streams (0-" +
+                                               std::to_string(c::kEthStreamsPerCore - 1) + ")");
     if (bs.name.x != b.x || bs.name.y != b.y)
       return fail("bad-stream-config", bs,
                   "named " + streamNameText(bs.name) + " but found in the blob of core " + coreText);
@@ -130,7 +136,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     s->name = bs.name;
     s->core = cs;
     s->phases = bs.phases;
-    s->operand = isOperandStream(id) ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
+    // An ethernet core runs no kernel: its streams are never operands.
+    s->operand = isOperandStream(id) && !cs->ethernet ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
     if (s->operand < 0 && !s->phases.empty()) {
       const auto it = packerBuffers.find(s->phases.front().bufAddr);
       if (it != packerBuffers.end()) {
@@ -171,10 +178,10 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
         return fail("bad-stream-config", bs,
                     ph + "buf_size " + std::to_string(p.bufSize) + " is not a positive multiple of msg_size " +
                         std::to_string(p.msgSize));
-      if (p.bufAddr < c::kDataBufferBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
+      if (p.bufAddr < dataBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
         return fail("l1-overflow", bs,
                     ph + "buffer [" + support::hexLiteral(p.bufAddr) + ", " + support::hexLiteral(uint64_t{p.bufAddr} + p.bufSize) +
-                        ") is outside the data buffer area of L1 [" + support::hexLiteral(c::kDataBufferBase) + ", " + support::hexLiteral(l1End) +
+                        ") is outside the data buffer area of L1 [" + support::hexLiteral(dataBase) + ", " + support::hexLiteral(l1End) +
                         ")");
       if (s->operand >= 0 && i > 0) {
         const StreamPhase& f = s->phases.front();

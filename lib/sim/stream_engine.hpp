@@ -103,7 +103,9 @@ public:
 
   // The worker at NOC coordinate `noc`: its L1 holds the buffers, its tile
   // counters are the operand streams' counters. Not owned.
-  void attachCore(CoreCoord noc, TensixCore& core);
+  // `ethernet`: an ethernet core (no kernel: no operand streams; 32 streams;
+  // buffers from contract::kEthDataBufferBase).
+  void attachCore(CoreCoord noc, TensixCore& core, bool ethernet = false);
   // Forgets every stream, transfer and resource booking (a new epoch); the
   // attached cores stay.
   void clear();

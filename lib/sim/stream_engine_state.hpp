@@ -84,6 +84,7 @@ struct StreamEngine::CoreSlot {
   TensixCore* core = nullptr;
   std::map<int, ProducerGroup> producers;  // by output operand
   std::array<uint64_t, 2> portBusy{};  // per NOC: the sender port is free from this cycle
+  bool ethernet = false;                // an ethernet core
   uint64_t lastActivity = 0;
 };
 

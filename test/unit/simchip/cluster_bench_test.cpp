@@ -63,7 +63,7 @@ void setUp(Chip& chip, const SocDescriptor& soc, const Work& w, uint32_t first, 
     StreamPhase read = phaseOf(w.tiles, kBuf0, 4);
     read.dramInput = true;
     read.remoteReceiver = true;
-    read.dest = {cross ? at(chip.id(), myEth, 4) : at(chip.id(), next, 40)};
+    read.dest = {cross ? at(chip.id(), myEth, 9) : at(chip.id(), next, 40)};
     read.dramBufNocAddr = dramNocAddress(soc, ch, in);
     read.dramRam = true;
     read.dramBufSizeQSlots = 1;
@@ -73,7 +73,7 @@ void setUp(Chip& chip, const SocDescriptor& soc, const Work& w, uint32_t first, 
     write.dramOutput = true;
     const CoreCoord prev = cores[(i + cores.size() - 1) % cores.size()];
     const bool fromEth = eth && i == 0;
-    write.src = {fromEth ? at(chip.id(), myEth, 5) : at(chip.id(), prev, 41)};
+    write.src = {fromEth ? at(chip.id(), myEth, 10) : at(chip.id(), prev, 41)};
     write.dramBufNocAddr = dramNocAddress(soc, ch, out);
     write.dramRam = true;
     write.dramBufSizeQSlots = 1;
@@ -96,10 +96,12 @@ void setUp(Chip& chip, const SocDescriptor& soc, const Work& w, uint32_t first, 
       e.x = static_cast<uint32_t>(myEth.x);
       e.y = static_cast<uint32_t>(myEth.y);
       Stream out, in;
-      out.name = at(chip.id(), myEth, 4);
-      out.phases = {relay(w.tiles, 0x20000, 8, {at(chip.id(), me, 41)}, {at(peer, peerEth, 5)})};
-      in.name = at(chip.id(), myEth, 5);
-      in.phases = {relay(w.tiles, 0x20000 + 8 * kTile, 8, {at(peer, peerEth, 4)}, {at(chip.id(), cores[0], 40)})};
+      out.name = at(chip.id(), myEth, 9);
+      out.phases = {relay(w.tiles, contract::kEthDataBufferBase, 8, {at(chip.id(), me, 41)}, {at(peer, peerEth, 10)})};
+      in.name = at(chip.id(), myEth, 10);
+      in.phases = {relay(w.tiles, contract::kEthDataBufferBase + 8 * kTile, 8, {at(peer, peerEth, 9)}, {at(chip.id(), cores[0], 40)})};
+      out.phases[0].ethSender = true;
+      in.phases[0].ethReceiver = true;
       e.streams = {out, in};
       REQUIRE(chip.loadBlobWords(myEth, blob::encodeCoreBlob(e), error));
     }

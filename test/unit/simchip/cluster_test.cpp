@@ -38,15 +38,26 @@ ClusterDescriptor line(uint32_t chips, bool twoLinks = false) {
   return d;
 }
 
+// The chip's id into the stream names, and the ethernet flags (blob layout
+// 5) on every phase whose dest or src is on another chip.
+void markChip(ChipId chip, std::vector<Stream>& streams) {
+  for (Stream& s : streams) {
+    s.name.chip = chip;
+    for (size_t i = 0; i < s.phases.size(); ++i) {
+      StreamPhase& p = s.phases[i];
+      p.phaseId = i;
+      for (const StreamName& d : p.dest) p.ethSender |= d.chip != chip;
+      for (const StreamName& n : p.src) p.ethReceiver |= n.chip != chip;
+    }
+  }
+}
+
 void loadChipBlob(Chip& chip, CoreCoord at, std::vector<Stream> streams) {
   CoreBlob b;
   b.chip = chip.id();
   b.x = static_cast<uint32_t>(at.x);
   b.y = static_cast<uint32_t>(at.y);
-  for (Stream& s : streams) {
-    s.name.chip = chip.id();
-    for (size_t i = 0; i < s.phases.size(); ++i) s.phases[i].phaseId = i;
-  }
+  markChip(chip.id(), streams);
   b.streams = std::move(streams);
   INFO(blob::checkEncodable(b));
   REQUIRE(blob::checkEncodable(b).empty());
@@ -78,8 +89,10 @@ std::span<const uint8_t> slotOn(Chip& chip, CoreCoord at, uint32_t buf, uint32_t
   return std::span<const uint8_t>(chip.core(at)->l1().data() + buf + slot * kTile, kTile);
 }
 
-// Ethernet cores have 256 KiB of L1: their rings sit just above the blob.
-constexpr uint32_t kEthBuf = 0x20000;
+// Ethernet cores have 256 KiB of L1, rings from kEthDataBufferBase up;
+// streams 9 (out over the link) and 10 (in) can use the link.
+constexpr uint32_t kEthBuf = contract::kEthDataBufferBase;
+constexpr uint32_t kOut = 9, kIn = 10;
 
 // A chain from packer 1-1 on chip `from` over links to core 1-1 (stream 8)
 // of chip `from + hops`: on every chip in between the tiles cross the chip
@@ -91,20 +104,20 @@ void buildChain(Cluster& cl, ChipId from, uint32_t hops, uint32_t tiles, uint32_
   const CoreCoord w{1, 1};
   const ChipId to = from + hops;
   // The sending chip: packer -> relay on channel 8's core.
-  loadChipBlob(cl.chip(from), w, {streamAt(w, 24, {packerToRemote(tiles, kBuf0, tiles, {cname(from, kEth8, 4)})})});
+  loadChipBlob(cl.chip(from), w, {streamAt(w, 24, {packerToRemote(tiles, kBuf0, tiles, {cname(from, kEth8, kOut)})})});
   for (ChipId c = from; c <= to; ++c) {
     Chip& chip = cl.chip(c);
     if (c != from) {
       // Channel 0's core receives over the link from the previous chip's channel 8.
-      const StreamName next = c == to ? cname(c, w, 8) : cname(c, kEth8, 4);
-      loadChipBlob(chip, kEth0, {streamAt(kEth0, 5, {relay(tiles, kEthBuf, relaySlots, {cname(c - 1, kEth8, 4)}, {next})})});
+      const StreamName next = c == to ? cname(c, w, 8) : cname(c, kEth8, kOut);
+      loadChipBlob(chip, kEth0, {streamAt(kEth0, kIn, {relay(tiles, kEthBuf, relaySlots, {cname(c - 1, kEth8, kOut)}, {next})})});
     }
     if (c != to) {
-      const StreamName prev = c == from ? cname(c, w, 24) : cname(c, kEth0, 5);
-      loadChipBlob(chip, kEth8, {streamAt(kEth8, 4, {relay(tiles, kEthBuf, relaySlots, {prev}, {cname(c + 1, kEth0, 5)})})});
+      const StreamName prev = c == from ? cname(c, w, 24) : cname(c, kEth0, kIn);
+      loadChipBlob(chip, kEth8, {streamAt(kEth8, kOut, {relay(tiles, kEthBuf, relaySlots, {prev}, {cname(c + 1, kEth0, kIn)})})});
     }
   }
-  loadChipBlob(cl.chip(to), w, {streamAt(w, 8, {remoteToKernel(tiles, kBuf1, sinkSlots, {cname(to, kEth0, 5)})})});
+  loadChipBlob(cl.chip(to), w, {streamAt(w, 8, {remoteToKernel(tiles, kBuf1, sinkSlots, {cname(to, kEth0, kIn)})})});
   std::vector<uint32_t> ids;
   for (uint32_t t = 0; t < tiles; ++t) ids.push_back(firstId + t);
   prePushOn(cl.chip(from), w, 16, kBuf0, tiles, ids);
@@ -239,10 +252,10 @@ TEST_CASE("cluster: credits limit the sender; the deadlock report names streams 
   CHECK(contains(r.message, "cluster: hang at cycle"));
   CHECK(contains(r.message, "chip 0:"));
   CHECK(contains(r.message, "chip 1:"));
-  CHECK(contains(r.message, "core 'eth8@9-6' stream 4 phase 0 (phase_id 0, iteration 1 of 1, 4 of 6 tiles): waits for "
-                            "credits from chip_1__y_0__x_9__stream_id_5 on chip 1 over link chip 0 channel 8 - chip 1 "
+  CHECK(contains(r.message, "core 'eth8@9-6' stream 9 phase 0 (phase_id 0, iteration 1 of 1, 4 of 6 tiles): waits for "
+                            "credits from chip_1__y_0__x_9__stream_id_10 on chip 1 over link chip 0 channel 8 - chip 1 "
                             "channel 0 (none left of its 2 slots: its buffer is full)"));
-  CHECK(contains(r.message, "core 'eth0@9-0' stream 5 phase 0 (phase_id 0, iteration 1 of 1, 2 of 6 tiles): waits for "
+  CHECK(contains(r.message, "core 'eth0@9-0' stream 10 phase 0 (phase_id 0, iteration 1 of 1, 2 of 6 tiles): waits for "
                             "its buffer to drain (full: 2 tiles); credits from chip_1__y_1__x_1__stream_id_8: its buffer is full (2 of 2 "
                             "tiles)"));
   CHECK(contains(r.message, "core '1-1' stream 8 phase 0"));
@@ -272,10 +285,10 @@ TEST_CASE("cluster: -j 1 and -j 2 give the same bytes and cycles (two hops, both
     buildChain(cl, 0, 2, 9, 10, 3, 9);
     // Chip 2 -> chip 1 the other way over the second link (chip 2 ch 1 -> chip 1 ch 9).
     const CoreCoord src{2, 2}, dst{3, 3};
-    loadChipBlob(cl.chip(2), src, {streamAt(src, 24, {packerToRemote(7, kBuf0, 7, {cname(2, kEth1, 6)})})});
-    loadChipBlob(cl.chip(2), kEth1, {streamAt(kEth1, 6, {relay(7, kEthBuf, 2, {cname(2, src, 24)}, {cname(1, kEth9, 7)})})});
-    loadChipBlob(cl.chip(1), kEth9, {streamAt(kEth9, 7, {relay(7, kEthBuf, 3, {cname(2, kEth1, 6)}, {cname(1, dst, 8)})})});
-    loadChipBlob(cl.chip(1), dst, {streamAt(dst, 8, {remoteToKernel(7, kBuf1, 7, {cname(1, kEth9, 7)})})});
+    loadChipBlob(cl.chip(2), src, {streamAt(src, 24, {packerToRemote(7, kBuf0, 7, {cname(2, kEth1, 11)})})});
+    loadChipBlob(cl.chip(2), kEth1, {streamAt(kEth1, 11, {relay(7, kEthBuf, 2, {cname(2, src, 24)}, {cname(1, kEth9, 0)})})});
+    loadChipBlob(cl.chip(1), kEth9, {streamAt(kEth9, 0, {relay(7, kEthBuf, 3, {cname(2, kEth1, 11)}, {cname(1, dst, 8)})})});
+    loadChipBlob(cl.chip(1), dst, {streamAt(dst, 8, {remoteToKernel(7, kBuf1, 7, {cname(1, kEth9, 0)})})});
     prePushOn(cl.chip(2), src, 16, kBuf0, 7, {200, 201, 202, 203, 204, 205, 206});
     ClusterRunResult r = runCluster(cl, jobs);
     REQUIRE(r.stop == ChipStop::Done);
@@ -311,22 +324,23 @@ TEST_CASE("cluster: faults name the chip and the core", "[simchip][cluster][faul
     Cluster cl(wormhole(), line(2));
     cl.beginEpoch();
     const CoreCoord eth3{2, 0};  // channel 3: no link in this cluster
-    loadChipBlob(cl.chip(1), eth3, {streamAt(eth3, 4, {relay(1, kEthBuf, 2, {cname(1, {1, 1}, 24)}, {cname(0, kEth0, 5)})})});
+    loadChipBlob(cl.chip(1), eth3, {streamAt(eth3, kOut, {relay(1, kEthBuf, 2, {cname(1, {1, 1}, 24)}, {cname(0, kEth0, kIn)})})});
     ClusterRunResult r = runCluster(cl, 2);
     REQUIRE(r.stop == ChipStop::Fault);
     REQUIRE(r.faultChip);
     CHECK(*r.faultChip == 1);
     CHECK(r.faultCore == "eth3@2-0");
     CHECK(r.faultCategory == "bad-stream-config");
-    CHECK(contains(r.message, "chip 1: core 'eth3@2-0': stream 4: phase 0 (phase_id 0): names "
-                              "chip_0__y_0__x_9__stream_id_5 on chip 0, but ethernet channel 3 of chip 1 has no link"));
+    CHECK(contains(r.message, "chip 1: core 'eth3@2-0': stream 9: phase 0 (phase_id 0): names "
+                              "chip_0__y_0__x_9__stream_id_10 on chip 0, but ethernet channel 3 of chip 1 has no link"));
     CHECK(r.chips.at(0).stop == ChipStop::Fault);
     CHECK(contains(r.chips.at(0).message, "chip 1 faulted"));
   }
   SECTION("a worker naming a stream on another chip") {
     Cluster cl(wormhole(), line(2));
     cl.beginEpoch();
-    loadChipBlob(cl.chip(0), {1, 1}, {streamAt({1, 1}, 24, {packerToRemote(1, kBuf0, 1, {cname(1, {1, 1}, 8)})})});
+    // Stream 9 may use a link, but not on a worker.
+    loadChipBlob(cl.chip(0), {1, 1}, {streamAt({1, 1}, kOut, {relay(1, kBuf0, 1, {cname(0, {2, 1}, 24)}, {cname(1, {1, 1}, 8)})})});
     ClusterRunResult r = runCluster(cl, 1);
     REQUIRE(r.stop == ChipStop::Fault);
     CHECK(*r.faultChip == 0);
@@ -339,13 +353,13 @@ TEST_CASE("cluster: faults name the chip and the core", "[simchip][cluster][faul
     buildChain(cl, 0, 1, 2, 1, 2, 2);
     // Chip 1's relay is replaced by an empty blob on its core.
     cl.chip(1).beginEpoch();
-    loadChipBlob(cl.chip(1), {1, 1}, {streamAt({1, 1}, 8, {remoteToKernel(2, kBuf1, 2, {cname(1, kEth0, 5)})})});
+    loadChipBlob(cl.chip(1), {1, 1}, {streamAt({1, 1}, 8, {remoteToKernel(2, kBuf1, 2, {cname(1, kEth0, kIn)})})});
     ClusterRunResult r = runCluster(cl, 1);
     REQUIRE(r.stop == ChipStop::Fault);
     CHECK(*r.faultChip == 0);
     CHECK(r.faultCore == "eth8@9-6");
-    CHECK(contains(r.message, "chip 0: core 'eth8@9-6': stream chip_0__y_6__x_9__stream_id_4 sends to "
-                              "chip_1__y_0__x_9__stream_id_5 over link chip 0 channel 8 - chip 1 channel 0, but chip 1 "
+    CHECK(contains(r.message, "chip 0: core 'eth8@9-6': stream chip_0__y_6__x_9__stream_id_9 sends to "
+                              "chip_1__y_0__x_9__stream_id_10 over link chip 0 channel 8 - chip 1 channel 0, but chip 1 "
                               "has no such stream fed over ethernet"));
   }
   SECTION("a blob for another chip") {
@@ -391,7 +405,7 @@ TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them tog
     b.chip = chip;
     b.x = static_cast<uint32_t>(at.x);
     b.y = static_cast<uint32_t>(at.y);
-    for (Stream& s : streams) s.name.chip = chip;
+    markChip(chip, streams);
     b.streams = std::move(streams);
     return blob::encodeCoreBlob(b);
   };
@@ -401,14 +415,14 @@ TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them tog
   EpochCore src, out, in, dst;
   src.noc = w;
   src.name = "producer[0,0]";
-  src.blobWords = blobOf(0, w, {streamAt(w, 24, {packerToRemote(3, kBuf0, 3, {cname(0, kEth8, 4)})})});
+  src.blobWords = blobOf(0, w, {streamAt(w, 24, {packerToRemote(3, kBuf0, 3, {cname(0, kEth8, kOut)})})});
   out.noc = kEth8;
-  out.blobWords = blobOf(0, kEth8, {streamAt(kEth8, 4, {relay(3, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, 5)})})});
+  out.blobWords = blobOf(0, kEth8, {streamAt(kEth8, kOut, {relay(3, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, kIn)})})});
   in.noc = kEth0;
-  in.blobWords = blobOf(1, kEth0, {streamAt(kEth0, 5, {relay(3, kEthBuf, 2, {cname(0, kEth8, 4)}, {cname(1, w, 8)})})});
+  in.blobWords = blobOf(1, kEth0, {streamAt(kEth0, kIn, {relay(3, kEthBuf, 2, {cname(0, kEth8, kOut)}, {cname(1, w, 8)})})});
   dst.noc = w;
   dst.name = "consumer[0,0]";
-  dst.blobWords = blobOf(1, w, {streamAt(w, 8, {remoteToKernel(3, kBuf1, 3, {cname(1, kEth0, 5)})})});
+  dst.blobWords = blobOf(1, w, {streamAt(w, 8, {remoteToKernel(3, kBuf1, 3, {cname(1, kEth0, kIn)})})});
   runs[0].cores = {src, out};
   runs[1].cores = {in, dst};
   runs[0].options.afterFirmware = [&](CoreCoord at, TensixCore& core) {
