@@ -9,6 +9,7 @@
 #include "loader/host_io.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/target.hpp"
@@ -294,7 +295,13 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const netlist::Netlist& nl = *parsed;
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
-  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device}, diags);
+  // The chips the netlist's target_devices name: --cluster, else the arch's default.
+  netlist::DeviceCache clusters;
+  if (!opts.cluster.empty())
+    if (int rc = clusters.loadCluster(opts.cluster, kTool, err, print)) return rc;
+  const ClusterDescriptor* cluster = clusters.clusterFor(arch, device, netlist::chipsNamed(nl));
+  if (!cluster) return 1; // an invalid --cluster file: its errors are printed
+  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
 
   // Programs and params: usage errors, reported before anything is built or run.
