@@ -9,9 +9,9 @@
 #include "loader/host_io.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
-#include "netlist/multichip.hpp"
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
@@ -296,12 +296,12 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const netlist::Netlist& nl = *parsed;
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
-  // The cluster: --cluster, else the arch's default for the chips the netlist names.
-  netlist::DeviceCache devices;
-  if (!opts.clusterFile.empty())
-    if (int rc = devices.loadCluster(opts.clusterFile, kTool, err, print); rc != 0) return rc;
-  const ClusterDescriptor* cluster = devices.clusterFor(arch, device, netlist::chipsNamed(nl));
-  if (!cluster) return 1;  // an invalid --cluster file: its errors are printed
+  // The chips the netlist's target_devices name: --cluster, else the arch's default.
+  netlist::DeviceCache clusters;
+  if (!opts.cluster.empty())
+    if (int rc = clusters.loadCluster(opts.cluster, kTool, err, print)) return rc;
+  const ClusterDescriptor* cluster = clusters.clusterFor(arch, device, netlist::chipsNamed(nl));
+  if (!cluster) return 1; // an invalid --cluster file: its errors are printed
   if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
 
@@ -362,7 +362,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     }
     out << kTool << ": building " << opts.buildDir << "\n";
     BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                       opts.pipegenArgs, opts.hlkcCacheDir, opts.clusterFile};
+                       opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
     if (int rc = buildArtifacts(build, out, err); rc != 0) return rc;
     if (!loadArtifacts()) return 2;
   }

@@ -20,9 +20,9 @@ using tessera::loader::LoaderOptions;
 void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& targetHelp) {
   app.add_option("--target", opts.target, targetHelp)->type_name("<target>");
   app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists")->type_name("<arch>");
-  app.add_option("--cluster", opts.clusterFile,
-                 "Cluster descriptor of a netlist over several chips (docs/cluster.md); default: the arch's default "
-                 "topology for the chips the netlist names")
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (BUDA's format); default: the arch's topology for the netlist's highest "
+                 "target_device (docs/cluster.md)")
       ->type_name("<cluster.yaml>");
   app.add_option("--program", opts.programs, "Run only this program (repeatable, in the order given); default: all, in order")
       ->type_name("<name>")
