@@ -232,9 +232,10 @@ bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const
   const Pipe& wp = doc_.pipes[pa->pipe];
   if (pa->ppr != 1 || pa->passTiles != info_[relay].period) {
     noteBuf(pipeError("unsupported", wp,
-                      "writes " + bufName(r) + " on " + ethCoreText(r) + " " + std::to_string(pa->passTiles) +
-                          " tiles a pass, " + std::to_string(pa->ppr) +
-                          " passes a round: a relay chain needs one pass of exactly one period of the relay (" +
+                      "writes " + bufName(r) + " on " + ethCoreText(r) + " in passes of " +
+                          std::to_string(pa->passTiles) + " tiles" +
+                          (pa->ppr > 1 ? ", " + std::to_string(pa->ppr) + " passes a round" : std::string()) +
+                          ": a relay chain needs one pass of exactly one period of the relay (" +
                           std::to_string(info_[relay].period) + " tiles)"),
             r);
     return false;
