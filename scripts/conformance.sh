@@ -2,7 +2,12 @@
 # Conformance driver: runs every netlist under the given directories through a
 # stage and prints one line per file, then `N passed, M failed`.
 #
-#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] STAGE DIR...
+#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] STAGE DIR...
+#
+# --cluster FILE is passed to every tool that runs (netlist-check, net2pipe,
+# pipegen, blobgen, loader): the chips netlists are checked and built for
+# (docs/cluster.md); without it each tool uses the arch's default topology
+# for the netlist's highest target_device.
 #
 # STAGE: check   netlist-check (parse + validate against the netlist's first arch,
 #                or --arch, or with --all-archs every arch the netlist lists)
@@ -38,17 +43,19 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 arch_args=()
+cluster_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --cluster) cluster_args=(--cluster "$2"); shift 2 ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] STAGE DIR..." >&2
+  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] STAGE DIR..." >&2
   exit 2
 fi
 stage="$1"; shift
@@ -108,7 +115,7 @@ run_kernels() {
 run_pipes() {
   local out="$scratch/out" arch dir rc
   rm -rf "$out"
-  timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$1" -o "$out" >/dev/null 2>"$log" || return $?
+  timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$1" -o "$out" >/dev/null 2>"$log" || return $?
   if [ -n "$schemas" ] && ! /usr/bin/python3 "$root/scripts/validate-yaml-schema.py" "$root/schemas/net2pipe-epochs.schema.json" \
        "$out/epochs.yaml" >"$log.schema" 2>&1; then
     echo "$out/epochs.yaml: error: $(grep -m1 FAIL "$log.schema" | sed 's/^FAIL [^:]*: //') [schema-epochs]" >"$log"
@@ -122,7 +129,7 @@ run_pipes() {
   arch="$(sed -n 's/^arch: //p' "$out/epochs.yaml")"
   for dir in "$out"/temporal_epoch_*/overlay; do
     if [ -x "$pipegen" ]; then
-      timeout "$limit" "$pipegen" --no-warnings --max-errors 1 --arch "$arch" "$dir/pipegen.yaml" -o "$dir/blob.yaml" \
+      timeout "$limit" "$pipegen" --no-warnings --max-errors 1 --arch "$arch" "${cluster_args[@]}" "$dir/pipegen.yaml" -o "$dir/blob.yaml" \
         >/dev/null 2>"$log"
       rc=$?
       if [ $rc -ne 0 ]; then sed -i -E 's/ \[([a-z0-9-]+)\]$/ [pipegen\/\1]/' "$log"; return $rc; fi
@@ -133,7 +140,7 @@ run_pipes() {
         return 1
       fi
       if [ -x "$blobgen" ]; then
-        timeout "$limit" "$blobgen" --no-warnings --max-errors 1 --arch "$arch" "$dir/blob.yaml" -o "$dir/blobs" \
+        timeout "$limit" "$blobgen" --no-warnings --max-errors 1 --arch "$arch" "${cluster_args[@]}" "$dir/blob.yaml" -o "$dir/blobs" \
           >/dev/null 2>"$log"
         rc=$?
         if [ $rc -ne 0 ]; then sed -i -E 's/ \[([a-z0-9-]+)\]$/ [blobgen\/\1]/' "$log"; return $rc; fi
@@ -150,7 +157,7 @@ run_pipes() {
 run_sim() {
   local rc stage
   rm -rf "$scratch/out"
-  timeout "$limit" "$tool" run --max-errors 1 "${arch_args[@]}" "${run_args[@]}" --tools-dir "$build" \
+  timeout "$limit" "$tool" run --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "${run_args[@]}" --tools-dir "$build" \
     --hlkc-cache-dir "$scratch/hlkc-cache" --build-dir "$scratch/out" "$1" >"$log.out" 2>"$log"
   rc=$?
   stage="$(sed -n -E 's/^loader: error: stage ([a-z0-9]+) failed.*/\1/p' "$log" | head -1)"
@@ -188,7 +195,7 @@ while IFS= read -r -d '' file; do
     continue
   fi
   if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
-    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
       rejected=$((rejected + 1))
@@ -206,10 +213,10 @@ while IFS= read -r -d '' file; do
     else
       run_args=()
       read -r -a run_args <<<"$(runs_for "$file")" || true
-      timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "${run_args[@]}" "$file" >/dev/null 2>"$log"
+      timeout "$limit" "$tool" --target golden --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "${run_args[@]}" "$file" >/dev/null 2>"$log"
     fi
   else
-    timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "$file" >/dev/null 2>"$log"
+    timeout "$limit" "$tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
   fi
   rc=$?
   if [ $rc -eq 0 ]; then

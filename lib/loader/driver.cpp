@@ -101,6 +101,7 @@ struct RunSetup {
   std::map<std::string, int64_t> given;
   uint64_t seed;
   bool trace;
+  Arch arch; // decides the temporal epochs
 };
 
 // One run of the programs: its queues and what the host pushed.
@@ -119,7 +120,7 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
   ex.store->recordWrites(recording);
   ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recording);
   ex.host->attach(*ex.store);
-  runtime::Interpreter interp(nl, *ex.store, target, *ex.host);
+  runtime::Interpreter interp(nl, *ex.store, target, *ex.host, s.arch);
   if (s.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
   std::string running;
   try {
@@ -165,12 +166,13 @@ public:
       : inner_(inner), sim_(sim), progress_(progress), err_(err), start_(std::chrono::steady_clock::now()) {}
   ~TimedTarget() override { finish(); }
   std::string name() const override { return inner_.name(); }
-  void execute(runtime::EpochIo& io) override {
+  void execute(runtime::EpochIo& io) override { launch(runtime::Launch{0, {&io}}); }
+  void launch(const runtime::Launch& l) override {
     auto begin = std::chrono::steady_clock::now();
-    inner_.execute(io);
+    inner_.launch(l);
     auto end = std::chrono::steady_clock::now();
     seconds_ += std::chrono::duration<double>(end - begin).count();
-    ++executes_;
+    executes_ += static_cast<int64_t>(l.graphs.size());
     if (progress_ == Progress::None || (progress_ == Progress::InPlace && end - start_ < std::chrono::seconds(1)))
       return;
     std::string line = "loader: " + std::to_string(executes_) + (executes_ == 1 ? " execute" : " executes");
@@ -412,7 +414,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   // The reference: `run`/`deploy` on the chip check every op-fed queue
   // against the host reference model, unless --expected gives the values.
   const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
-  RunSetup setup{&nl, programs, given, opts.seed, opts.trace};
+  RunSetup setup{&nl, programs, given, opts.seed, opts.trace, arch};
   Execution reference;
   if (checkAgainstGolden) {
     GoldenTarget golden(nl, arch, opts.threads);

@@ -23,40 +23,73 @@ GoldenTarget::GoldenTarget(const netlist::Netlist& nl, netlist::Arch arch, unsig
     : nl_(&nl), arch_(arch), threads_(threads ? threads : defaultJobs()) {
   for (const auto& f : nl.fusedOps) fusedOps_[f.id] = &f;
   for (const auto& q : nl.queues) consumers_[q.input.value].push_back(&q);
+  for (const auto& q : nl.queues) queueNames_.insert(q.name);
+  for (const auto& g : nl.graphs)
+    for (const auto& op : g.ops) opGraph_.emplace(op.name, g.name);
 }
 
-const std::vector<size_t>& GoldenTarget::order(const netlist::Graph& graph) {
-  auto found = orders_.find(graph.name);
+std::optional<GoldenTarget::OpRef> GoldenTarget::producer(const std::vector<const netlist::Graph*>& graphs, OpRef at,
+                                                           const std::string& input) {
+  auto indexOf = [&](const netlist::Graph& g) -> const std::map<std::string, size_t>& {
+    auto it = opIndex_.find(g.name);
+    if (it != opIndex_.end()) return it->second;
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < g.ops.size(); ++i) index.emplace(g.ops[i].name, i);
+    return opIndex_.emplace(g.name, std::move(index)).first->second;
+  };
+  // Its own graph first: op names of different graphs may repeat on one chip.
+  if (auto& own = indexOf(*graphs[at.graph]); own.count(input)) return OpRef{at.graph, own.at(input)};
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    if (g == at.graph) continue;
+    auto& other = indexOf(*graphs[g]);
+    if (auto it = other.find(input); it != other.end()) return OpRef{g, it->second};
+  }
+  return std::nullopt;
+}
+
+const std::vector<GoldenTarget::OpRef>& GoldenTarget::order(const std::vector<const netlist::Graph*>& graphs) {
+  std::vector<std::string> key;
+  for (const netlist::Graph* g : graphs) key.push_back(g->name);
+  auto found = orders_.find(key);
   if (found != orders_.end()) return found->second;
 
-  std::map<std::string, size_t> opIndex;
-  for (size_t i = 0; i < graph.ops.size(); ++i) opIndex[graph.ops[i].name] = i;
-  std::map<std::string, std::string> queueProducer; // queue -> producing op, same graph only
-  // A relay queue (type queue) written and read in one epoch orders its
+  // A relay queue (type queue) written and read in one launch orders its
   // writer first. A ram written by the op that reads it (an optimizer
   // updating its weights) is read before the write: no edge.
-  for (const auto& q : nl_->queues)
-    if (opIndex.count(q.input.value) && q.type.value == netlist::IoType::Queue) queueProducer[q.name] = q.input.value;
-
-  // Depth-first post-order; the validator rejects cycles, so a cycle here is
-  // reported rather than looped on.
-  std::vector<size_t> out;
-  std::vector<int> state(graph.ops.size(), 0); // 0 new, 1 visiting, 2 done
-  auto visit = [&](auto&& self, size_t i) -> void {
-    if (state[i] == 2) return;
-    if (state[i] == 1)
-      throw RuntimeError("graph-cycle", graph.ops[i].loc, "op '" + graph.ops[i].name + "' depends on itself");
-    state[i] = 1;
-    for (const auto& in : graph.ops[i].inputs) {
-      std::string producer = in.name;
-      if (auto q = queueProducer.find(in.name); q != queueProducer.end()) producer = q->second;
-      if (auto p = opIndex.find(producer); p != opIndex.end()) self(self, p->second);
+  std::map<std::string, OpRef> queueProducer;
+  for (const auto& q : nl_->queues) {
+    if (q.type.value != netlist::IoType::Queue) continue;
+    for (size_t g = 0; g < graphs.size(); ++g) {
+      const auto& ops = graphs[g]->ops;
+      auto it = std::find_if(ops.begin(), ops.end(), [&](const netlist::Op& op) { return op.name == q.input.value; });
+      if (it != ops.end()) {
+        queueProducer.emplace(q.name, OpRef{g, static_cast<size_t>(it - ops.begin())});
+        break;
+      }
     }
-    state[i] = 2;
-    out.push_back(i);
+  }
+
+  // Depth-first post-order, graphs in launch order; the validator rejects
+  // cycles, so a cycle here is reported rather than looped on.
+  std::vector<OpRef> out;
+  std::vector<std::vector<int>> state; // 0 new, 1 visiting, 2 done
+  for (const netlist::Graph* g : graphs) state.emplace_back(g->ops.size(), 0);
+  auto visit = [&](auto&& self, OpRef at) -> void {
+    int& st = state[at.graph][at.op];
+    const netlist::Op& op = graphs[at.graph]->ops[at.op];
+    if (st == 2) return;
+    if (st == 1) throw RuntimeError("graph-cycle", op.loc, "op '" + op.name + "' depends on itself");
+    st = 1;
+    for (const auto& in : op.inputs) {
+      if (auto q = queueProducer.find(in.name); q != queueProducer.end()) self(self, q->second);
+      else if (auto p = producer(graphs, at, in.name)) self(self, *p);
+    }
+    st = 2;
+    out.push_back(at);
   };
-  for (size_t i = 0; i < graph.ops.size(); ++i) visit(visit, i);
-  return orders_.emplace(graph.name, std::move(out)).first->second;
+  for (size_t g = 0; g < graphs.size(); ++g)
+    for (size_t i = 0; i < graphs[g]->ops.size(); ++i) visit(visit, OpRef{g, i});
+  return orders_.emplace(std::move(key), std::move(out)).first->second;
 }
 
 namespace {
@@ -124,31 +157,69 @@ golden::OpSpec specOf(const netlist::Op& op, netlist::Arch arch) {
 
 } // namespace
 
-void GoldenTarget::execute(runtime::EpochIo& io) {
-  const netlist::Graph& graph = io.graph();
-  const int64_t n = io.inputCount();
-  std::map<std::string, Tensor> results; // op name -> [n][t][r][c]
-  // How many operand references to each op's result are still to be read:
-  // the last one takes the tensor instead of copying it, so results leave
-  // memory as soon as nothing needs them (yolo_v5's peak was 5 GB).
-  std::map<std::string, size_t> pendingReads;
-  for (const netlist::Op& op : graph.ops)
-    for (const auto& operand : op.inputs) ++pendingReads[operand.name];
+void GoldenTarget::execute(runtime::EpochIo& io) { run({&io}); }
 
-  for (size_t index : order(graph)) {
-    const netlist::Op& op = graph.ops[index];
+void GoldenTarget::launch(const runtime::Launch& launch) { run(launch.graphs); }
+
+void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
+  std::vector<const netlist::Graph*> graphs;
+  for (const runtime::EpochIo* io : ios) graphs.push_back(&io->graph());
+  const std::vector<OpRef>& ops = order(graphs);
+  // The operand each op input resolves to: an op of the launch, or a queue.
+  std::vector<std::vector<std::vector<std::optional<OpRef>>>> sources(graphs.size());
+  for (size_t g = 0; g < graphs.size(); ++g)
+    for (size_t i = 0; i < graphs[g]->ops.size(); ++i) {
+      auto& list = sources[g].emplace_back();
+      for (const auto& operand : graphs[g]->ops[i].inputs) list.push_back(producer(graphs, OpRef{g, i}, operand.name));
+    }
+  // Results by op: [n][t][r][c]. How many operand references to each op's
+  // result are still to be read: the last one takes the tensor instead of
+  // copying it, so results leave memory as soon as nothing needs them
+  // (yolo_v5's peak was 5 GB).
+  std::vector<std::vector<std::optional<Tensor>>> results(graphs.size());
+  std::vector<std::vector<size_t>> pendingReads(graphs.size());
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    results[g].resize(graphs[g]->ops.size());
+    pendingReads[g].resize(graphs[g]->ops.size());
+  }
+  for (size_t g = 0; g < graphs.size(); ++g)
+    for (const auto& list : sources[g])
+      for (const auto& src : list)
+        if (src) ++pendingReads[src->graph][src->op];
+
+  for (const OpRef at : ops) {
+    runtime::EpochIo& io = *ios[at.graph];
+    const int64_t n = io.inputCount();
+    const netlist::Op& op = graphs[at.graph]->ops[at.op];
     std::vector<Tensor> inputs;
     inputs.reserve(op.inputs.size());
-    for (const auto& operand : op.inputs) {
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const auto& operand = op.inputs[k];
+      const std::optional<OpRef>& src = sources[at.graph][at.op][k];
       Tensor value;
-      if (auto r = results.find(operand.name); r != results.end()) {
-        if (--pendingReads[operand.name] == 0) {
-          value = std::move(r->second);
-          results.erase(r);
+      if (src) {
+        std::optional<Tensor>& r = results[src->graph][src->op];
+        if (!r) // the order puts producers first; only a bug gets here
+          throw RuntimeError("internal", operand.loc, "op '" + op.name + "' reads '" + operand.name + "' before it ran");
+        if (--pendingReads[src->graph][src->op] == 0) {
+          value = std::move(*r);
+          r.reset();
         } else {
-          value = r->second;
+          value = *r;
         }
+        if (value.w != n)
+          throw RuntimeError("golden-shape", operand.loc,
+                             "op '" + op.name + "' (graph '" + graphs[at.graph]->name + "', input_count " +
+                                 std::to_string(n) + ") reads op '" + operand.name + "' of graph '" +
+                                 graphs[src->graph]->name + "', which produces " + std::to_string(value.w) +
+                                 " entries per launch");
       } else {
+        if (auto other = opGraph_.find(operand.name); other != opGraph_.end() && !queueNames_.count(operand.name))
+          throw RuntimeError("temporal-epoch", io.loc(),
+                             "op '" + op.name + "' of graph '" + graphs[at.graph]->name + "' reads op '" + operand.name +
+                                 "' of graph '" + other->second +
+                                 "', which this execute does not launch with it: execute the graphs of one temporal "
+                                 "epoch one after another, with no other instruction between them");
         std::vector<Tensor> entries;
         entries.reserve(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) entries.push_back(io.read(operand.name, i));
@@ -226,7 +297,7 @@ void GoldenTarget::execute(runtime::EpochIo& io) {
         io.write(q->name, std::move(e));
       }
     }
-    if (pendingReads[op.name] > 0) results[op.name] = std::move(out);
+    if (pendingReads[at.graph][at.op] > 0) results[at.graph][at.op] = std::move(out);
   }
 }
 

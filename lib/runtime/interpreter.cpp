@@ -5,6 +5,7 @@
 #include "runtime/interpreter.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -17,6 +18,15 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 SourceLoc either(SourceLoc preferred, SourceLoc fallback) { return preferred.valid() ? preferred : fallback; }
 
 } // namespace
+
+void Target::launch(const Launch& launch) {
+  if (launch.graphs.size() == 1) return execute(*launch.graphs.front());
+  std::string names;
+  for (const EpochIo* io : launch.graphs) names += (names.empty() ? "" : ", ") + quote(io->graph().name);
+  throw RuntimeError("launch-unsupported", launch.graphs.empty() ? SourceLoc{} : launch.graphs.front()->loc(),
+                     "the " + name() + " target cannot run several graphs at once yet: temporal epoch " +
+                         std::to_string(launch.temporalGraph) + " launches graphs " + names);
+}
 
 // One call of Interpreter::run: program-local variables, the loop stack and,
 // per queue, the settings of its latest execute in this run.
@@ -42,7 +52,9 @@ private:
   void checkParams();
   void declare(const netlist::Instruction& ins);
   void varinst(const netlist::Instruction& ins);
-  void execute(const netlist::Instruction& ins);
+  void execute(const netlist::Instruction& ins, const netlist::Instruction* next);
+  bool joinsLaunch(const netlist::Instruction& next) const;
+  void launch();
   void allocation(const netlist::Instruction& ins);
   void reprogramBound(const std::string& var, SourceLoc loc);
 
@@ -53,6 +65,9 @@ private:
   std::map<std::string, int64_t> locals_;   // var, param and implicitly created variables
   std::vector<Loop> loops_;
   std::map<std::string, const netlist::QueueSetting*> bound_;
+  // The launch being gathered: executes of one temporal graph, each graph once.
+  std::vector<std::unique_ptr<EpochIo>> pending_;
+  uint32_t pendingTemporal_ = 0;
 };
 
 int64_t* ProgramRun::variable(const std::string& name) {
@@ -194,7 +209,7 @@ void ProgramRun::reprogramBound(const std::string& var, SourceLoc loc) {
   }
 }
 
-void ProgramRun::execute(const netlist::Instruction& ins) {
+void ProgramRun::execute(const netlist::Instruction& ins, const netlist::Instruction* next) {
   const std::string& name = ins.graphName.value;
   auto g = std::find_if(in_.nl_->graphs.begin(), in_.nl_->graphs.end(),
                         [&](const netlist::Graph& x) { return x.name == name; });
@@ -220,12 +235,37 @@ void ProgramRun::execute(const netlist::Instruction& ins) {
   for (const auto& qs : ins.queueSettings) bound_[qs.queue] = &qs;
   if (in_.trace) in_.trace("execute " + name + " (input_count " + std::to_string(n) + ")");
 
-  in_.hooks_->beforeExecute(*g, *in_.store_);
-  EpochIo io(*in_.store_, *g, n, std::move(settings), ins.loc);
-  io.begin();
-  in_.target_->execute(io);
-  io.end();
-  in_.hooks_->afterExecute(*g, *in_.store_);
+  pendingTemporal_ = in_.temporal_.find(name).value_or(0);
+  pending_.push_back(std::make_unique<EpochIo>(*in_.store_, *g, n, std::move(settings), ins.loc));
+  if (!next || !joinsLaunch(*next)) launch();
+}
+
+// The next instruction joins the launch being gathered when it executes
+// another graph of the same temporal graph (docs/runtime.md "Launches").
+bool ProgramRun::joinsLaunch(const netlist::Instruction& next) const {
+  if (next.kind != netlist::InstrKind::Execute) return false;
+  auto tg = in_.temporal_.find(next.graphName.value);
+  if (!tg || *tg != pendingTemporal_) return false;
+  return std::none_of(pending_.begin(), pending_.end(),
+                      [&](const auto& io) { return io->graph().name == next.graphName.value; });
+}
+
+void ProgramRun::launch() {
+  std::vector<std::unique_ptr<EpochIo>> ios = std::move(pending_);
+  pending_.clear();
+  Launch l{pendingTemporal_, {}};
+  for (auto& io : ios) l.graphs.push_back(io.get());
+  if (in_.trace && ios.size() > 1) {
+    std::string names;
+    for (const auto& io : ios) names += " " + io->graph().name;
+    in_.trace("launch temporal epoch " + std::to_string(l.temporalGraph) + ":" + names);
+  }
+  ++in_.launches_;
+  for (auto& io : ios) in_.hooks_->beforeExecute(io->graph(), *in_.store_);
+  for (auto& io : ios) io->begin();
+  in_.target_->launch(l);
+  for (auto& io : ios) io->end();
+  for (auto& io : ios) in_.hooks_->afterExecute(io->graph(), *in_.store_);
 }
 
 void ProgramRun::allocation(const netlist::Instruction& ins) {
@@ -286,7 +326,7 @@ void ProgramRun::run() {
       loops_.pop_back();
       break;
     case InstrKind::Execute:
-      execute(ins);
+      execute(ins, pc + 1 < code.size() ? &code[pc + 1] : nullptr);
       break;
     case InstrKind::AllocateQueue:
     case InstrKind::DeallocateQueue:
@@ -302,8 +342,11 @@ void ProgramRun::run() {
 }
 
 // ====================================================================== Interpreter
+Interpreter::Interpreter(const netlist::Netlist& nl, QueueStore& store, Target& target, HostHooks& hooks, Arch arch)
+    : nl_(&nl), store_(&store), target_(&target), hooks_(&hooks), temporal_(netlist::deriveTemporalGraphs(nl, arch)) {}
+
 Interpreter::Interpreter(const netlist::Netlist& nl, QueueStore& store, Target& target, HostHooks& hooks)
-    : nl_(&nl), store_(&store), target_(&target), hooks_(&hooks) {}
+    : Interpreter(nl, store, target, hooks, nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value) {}
 
 void Interpreter::run(const netlist::Program& program, const std::map<std::string, int64_t>& params) {
   ProgramRun(*this, program, params).run();

@@ -1,15 +1,25 @@
 // The program interpreter: var/staticvar/param, varinst, nested loops,
 // execute (queue_settings resolved), allocate_queue/deallocate_queue. Targets
-// run the epochs; the host hooks let the loader push inputs and pop outputs
-// around each execute.
+// run the epochs, one launch per temporal epoch instance; the host hooks let
+// the loader push inputs and pop outputs around each launch.
 #pragma once
+#include "netlist/temporal_graphs.hpp"
 #include "runtime/queues.hpp"
 
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tessera::runtime {
+
+// One launch of a temporal graph: the graphs a run of consecutive executes
+// names (docs/runtime.md "Launches"), each with its own EpochIo (its
+// input_count and resolved queue_settings), in execute order.
+struct Launch {
+  uint32_t temporalGraph = 0;
+  std::vector<EpochIo*> graphs; // at least one; each graph once
+};
 
 class Target {
 public:
@@ -17,8 +27,13 @@ public:
   virtual std::string name() const = 0;
   // Runs one epoch of io.graph(): reads inputs and writes outputs through io.
   virtual void execute(EpochIo& io) = 0;
+  // Runs every graph of a launch at once. The default hands a one-graph
+  // launch to execute() and refuses several graphs (`launch-unsupported`).
+  virtual void launch(const Launch& launch);
 };
 
+// Called around every launch: beforeExecute for each of its graphs (in
+// execute order) before the launch, afterExecute for each after it.
 class HostHooks {
 public:
   virtual ~HostHooks() = default;
@@ -28,7 +43,12 @@ public:
 
 class Interpreter {
 public:
+  // `arch` decides the temporal graphs (docs/cluster.md); the first form
+  // takes the netlist's first listed arch (grayskull when none).
+  Interpreter(const netlist::Netlist& nl, QueueStore& store, Target& target, HostHooks& hooks, Arch arch);
   Interpreter(const netlist::Netlist& nl, QueueStore& store, Target& target, HostHooks& hooks);
+
+  const netlist::TemporalGraphs& temporalGraphs() const { return temporal_; }
 
   // Runs one program. `params` gives values of the program's `param`
   // variables (names with their `$`); a missing one is a RuntimeError.
@@ -36,6 +56,7 @@ public:
   void run(const netlist::Program& program, const std::map<std::string, int64_t>& params);
 
   int64_t executeCount() const { return executes_; }
+  int64_t launchCount() const { return launches_; }
   // Optional: called with a one-line description of each execute.
   std::function<void(const std::string&)> trace;
 
@@ -51,8 +72,10 @@ private:
   QueueStore* store_;
   Target* target_;
   HostHooks* hooks_;
+  netlist::TemporalGraphs temporal_;
   std::map<std::string, std::map<std::string, int64_t>> staticVars_; // program -> vars
   int64_t executes_ = 0;
+  int64_t launches_ = 0;
 };
 
 } // namespace tessera::runtime

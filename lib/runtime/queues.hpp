@@ -157,6 +157,7 @@ public:
 
   const netlist::Graph& graph() const { return *graph_; }
   int64_t inputCount() const { return inputCount_; }
+  SourceLoc loc() const { return loc_; } // the execute instruction
   const QueueSettingsValues& settings(const std::string& queue) const; // defaults when absent
 
   // Applies pointer programming and `zero` (called by the interpreter).
