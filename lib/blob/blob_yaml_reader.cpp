@@ -583,6 +583,15 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     d_.error("blob-ethernet", keyLoc, element + ": " + e);
     return;
   }
+  if ((p.ethSender || p.ethReceiver) && opts_.device && name.x <= 0x7FFFFFFF && name.y <= 0x7FFFFFFF &&
+      std::find(opts_.device->ethCores.begin(), opts_.device->ethCores.end(),
+                CoreCoord{static_cast<int>(name.x), static_cast<int>(name.y)}) == opts_.device->ethCores.end()) {
+    d_.error("blob-ethernet", keyLoc,
+             element + ": " + (p.ethSender ? "eth_sender" : "eth_receiver") + " on a stream of core (y " +
+                 std::to_string(name.y) + ", x " + std::to_string(name.x) +
+                 "), which is not an ethernet core of " + opts_.device->name + ": only ethernet cores have links");
+    return;
+  }
   pending.srcLoc = srcLoc;
   pending.destLoc = destLoc;
   phases_[name].push_back(std::move(pending));

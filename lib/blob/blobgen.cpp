@@ -12,9 +12,11 @@
 #include "support/parallel.hpp"
 #include "support/source.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <set>
 
@@ -129,10 +131,72 @@ std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x) {
 
 namespace {
 
+// The cluster a blob.yaml's chips belong to (see pipegen's driver): the
+// --cluster file, parsed up front, else the arch's default for the chips
+// the file names; shared by the inputs encoded in parallel.
+struct Clusters {
+  netlist::DeviceCache& devices;
+  const SocDescriptor& device;
+  std::mutex lock;
+  const ClusterDescriptor* forChips(uint32_t chips) {
+    std::lock_guard<std::mutex> guard(lock);
+    return devices.clusterFor(device.arch, device, chips);
+  }
+};
+
+std::string endpointText(uint32_t chip, uint32_t chan) {
+  return "chip " + std::to_string(chip) + " channel " + std::to_string(chan);
+}
+
+// Several chips: every stream is on a chip of the cluster, and a phase that
+// crosses a link (eth_sender / eth_receiver) names the stream at the other
+// end of its ethernet core's link.
+void checkCluster(const BlobYaml& yaml, const SocDescriptor& device, const ClusterDescriptor& cluster,
+                  BlobYamlSourceMap& map, DiagnosticEngine& diags) {
+  auto chanOf = [&](const StreamName& n) -> std::optional<uint32_t> {
+    for (size_t k = 0; k < device.ethCores.size(); ++k)
+      if (device.ethCores[k].x == static_cast<int64_t>(n.x) && device.ethCores[k].y == static_cast<int64_t>(n.y))
+        return static_cast<uint32_t>(k);
+    return std::nullopt;
+  };
+  auto peerOf = [&](EthEndpoint e) -> std::optional<EthEndpoint> {
+    for (const EthLink& l : cluster.links) {
+      if (l.a == e) return l.b;
+      if (l.b == e) return l.a;
+    }
+    return std::nullopt;
+  };
+  for (const Stream& s : yaml.streams) {
+    const SourceLoc loc = map.streams[s.name];
+    if (!cluster.hasChip(s.name.chip)) {
+      diags.error("blob-core", loc,
+                  "stream " + streamNameString(s.name) + ": chip " + std::to_string(s.name.chip) +
+                      " is not a chip of cluster '" + cluster.name + "' (" + std::to_string(cluster.chipCount()) +
+                      " chips)");
+      continue;
+    }
+    for (const StreamPhase& p : s.phases)
+      for (const auto& [flag, list, name] : {std::tuple{p.ethSender, &p.dest, "eth_sender to"},
+                                             std::tuple{p.ethReceiver, &p.src, "eth_receiver from"}}) {
+        if (!flag || list->size() != 1) continue;  // the reader checked the shape
+        const StreamName& other = list->front();
+        const std::optional<uint32_t> mine = chanOf(s.name), theirs = chanOf(other);
+        if (!mine) continue;  // the reader reported a flag off an ethernet core
+        const auto peer = peerOf({s.name.chip, *mine});
+        if (peer && theirs && peer->chip == other.chip && peer->chan == *theirs) continue;
+        diags.error("blob-ethernet", loc,
+                    streamNameString(s.name) + " phase_" + std::to_string(p.phaseId) + ": " + name + " " +
+                        streamNameString(other) + ", which is not at the other end of this core's link in cluster '" +
+                        cluster.name + "' (" + endpointText(s.name.chip, *mine) +
+                        (peer ? " is linked to " + endpointText(peer->chip, peer->chan) : " has no link") + ")");
+      }
+  }
+}
+
 // One blob.yaml of temporal epoch `epoch` into opts.outDir (created once
 // everything is encoded): every core's blob, or nothing. Messages to `err`, the --stats line to
 // `out`. Returns the exit code.
-int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std::string& deviceFile,
+int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, Clusters& clusters, const std::string& deviceFile,
               const std::string& input, uint32_t epoch, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::string readError;
@@ -147,6 +211,13 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std
   readOptions.device = &device;
   BlobYamlSourceMap sourceMap;
   std::optional<BlobYaml> yaml = readBlobYaml(source, diags, readOptions, &sourceMap);
+  if (yaml) {
+    uint32_t chips = 1;
+    for (const Stream& s : yaml->streams) chips = std::max(chips, s.name.chip < UINT32_MAX ? s.name.chip + 1 : s.name.chip);
+    const size_t before = diags.errorCount();
+    checkCluster(*yaml, device, *clusters.forChips(chips), sourceMap, diags);
+    if (diags.errorCount() != before) yaml.reset();
+  }
 
   // Per core: the encodability and size checks, then the words.
   struct Output {
@@ -233,6 +304,7 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const std
     if (targets.empty()) targets = escapeMakeWord(opts.outDir);
     std::string deps = targets + ": " + escapeMakeWord(input);
     if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
+    if (!opts.cluster.empty()) deps += " " + escapeMakeWord(opts.cluster);
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;
@@ -256,6 +328,10 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   if (opts.dump) {
     if (opts.inputs.size() > 1) {
       err << kTool << ": error: --dump takes one .hex file\n";
+      return 2;
+    }
+    if (!opts.cluster.empty()) {
+      err << kTool << ": error: --dump takes a .hex file and prints it; --cluster does not apply\n";
       return 2;
     }
     if (!opts.outDir.empty() || !opts.depfile.empty() || opts.epoch) {
@@ -285,6 +361,11 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
+  if (!opts.cluster.empty()) {
+    if (int rc = devices.loadCluster(opts.cluster, kTool, err, print)) return rc;
+    if (!devices.clusterFor(device.arch, device, 1)) return 1;  // its errors are printed
+  }
+  Clusters clusters{devices, device, {}};
 
   // Every input's epoch (their blobs share -o): distinct, or they would
   // overwrite each other.
@@ -300,7 +381,7 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   }
   return runPerInput(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), out, err,
                      [&](size_t i, std::ostream& o, std::ostream& e) {
-                       return encodeOne(opts, device, devices.explicitFile(), opts.inputs[i], epochs[i], o, e);
+                       return encodeOne(opts, device, clusters, devices.explicitFile(), opts.inputs[i], epochs[i], o, e);
                      });
 }
 

@@ -159,8 +159,9 @@ private:
   bool multiChip() const { return chains_.multiChip(); }
   std::string chipPrefix(const Op& op) const { return multiChip() ? "chip " + std::to_string(chipOfOp(op)) + " " : ""; }
   std::string where(uint32_t h) const { return chains_.where(h); }
-  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc) {
-    return chains_.onChip(lists, chip, op, input, loc);
+  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc,
+              const std::string& queue = "") {
+    return chains_.onChip(lists, chip, op, input, loc, queue);
   }
   void createEthernetDatacopyBuffers(const Op& op) {
     if (!chains_.ethernetDatacopy(op, chipOfOp(op), opInputs_[&op], opOutputs_[&op], ethernetPipes_[&op])) ok_ = false;
@@ -692,7 +693,7 @@ private:
         if (chipOf(q) != chipOfOp(op)) {
           // Written from the op's replicas on the queue's chip.
           std::vector<std::vector<SourceTile>> lists{std::move(p.tiles)};
-          if (!onChip(lists, chipOf(q), op, -1, q.loc)) return;
+          if (!onChip(lists, chipOf(q), op, -1, q.loc, q.name)) return;
           p.tiles = std::move(lists.front());
           std::set<uint32_t> relays;
           for (const SourceTile& t : p.tiles)
@@ -1322,11 +1323,7 @@ private:
 } // namespace
 
 bool compileNetlist(const Netlist& nl, const ValidationTarget& target, DiagnosticEngine& diags, Compilation& out) {
-  return compileNetlist(nl, target, singleChipCluster(), diags, out);
-}
-
-bool compileNetlist(const Netlist& nl, const ValidationTarget& target, const ClusterDescriptor& cluster,
-                    DiagnosticEngine& diags, Compilation& out) {
+  const ClusterDescriptor& cluster = *target.cluster;
   Shared sh{nl, target, cluster, diags, out, {}, {}, {}};
   out.limits = limitsFor(target);
   out.cluster = cluster.name;

@@ -117,7 +117,7 @@ int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& er
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   int exitCode = 0;
   std::optional<CheckedNetlist> checked =
-      loadCheckedNetlist(opts.input, opts.arch, opts.device, kTool, print, err, exitCode);
+      loadCheckedNetlist(opts.input, opts.arch, opts.device, kTool, print, err, exitCode, opts.cluster);
   if (!checked) return exitCode;
   const SourceBuffer& source = *checked->source;
   const Netlist& nl = checked->netlist;
@@ -158,6 +158,7 @@ int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& er
   if (!opts.depfile.empty()) {
     std::string deps = escapeMakeWord(index) + ": " + escapeMakeWord(opts.input);
     if (!checked->devices->explicitFile().empty()) deps += " " + escapeMakeWord(checked->devices->explicitFile());
+    if (!checked->devices->clusterFile().empty()) deps += " " + escapeMakeWord(checked->devices->clusterFile());
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;

@@ -76,14 +76,11 @@ struct Compilation {
   bool multiChip = false; // the cluster has more than one chip: epochs.yaml lists chips
 };
 
-// Builds every epoch of a valid netlist for `cluster` (every chip of it
-// the target's SoC descriptor). Problems (unsupported features, resource
-// limits, chips without a route) are reported on `diags` (rules `pipe-*`,
-// and net2hlks' `hlk-*` for ops without a kernel); returns false when any
-// epoch failed.
-bool compileNetlist(const netlist::Netlist& nl, const netlist::ValidationTarget& target,
-                    const ClusterDescriptor& cluster, DiagnosticEngine& diags, Compilation& out);
-// The same on one chip (singleChipCluster()).
+// Builds every epoch of a valid netlist for the target's cluster (every
+// chip of it the target's SoC descriptor). Problems (unsupported features,
+// resource limits, chips without a route) are reported on `diags` (rules
+// `pipe-*`, and net2hlks' `hlk-*` for ops without a kernel); returns false
+// when any epoch failed.
 bool compileNetlist(const netlist::Netlist& nl, const netlist::ValidationTarget& target, DiagnosticEngine& diags,
                     Compilation& out);
 

@@ -10,23 +10,6 @@ namespace tessera::pipe::build {
 
 using namespace netlist;
 
-namespace {
-
-std::optional<int64_t> intAttribute(const Op& op, const std::string& key) {
-  const Attribute* a = op.attributes.find(key);
-  if (!a || !a->value.is_number_integer()) return std::nullopt;
-  return a->value.get<int64_t>();
-}
-std::vector<int64_t> intListAttribute(const Op& op, const std::string& key) {
-  std::vector<int64_t> v;
-  const Attribute* a = op.attributes.find(key);
-  if (!a || !a->value.is_array()) return v;
-  for (const auto& e : a->value)
-    if (e.is_number_integer()) v.push_back(e.get<int64_t>());
-  return v;
-}
-
-} // namespace
 
 RelayChains::RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount,
                          FailFn fail)
@@ -94,7 +77,9 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.untilizedOutputCDim = like.untilizedOutputCDim;
   d.untilizedOutputZDim = like.untilizedOutputZDim;
   bufs_.push_back(std::move(b));
-  return static_cast<uint32_t>(bufs_.size() - 1);
+  const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
+  bufs_[h].doc.comment += " at " + where(h);
+  return h;
 }
 
 // A pipe moving every tile of `from`, in order, to `to` (a link of a
@@ -120,18 +105,20 @@ int64_t RelayChains::granuleOf(uint32_t h) const {
 // The replica on `chip` of buffer `src` (on another chip): the last relay
 // of a chain along ClusterDescriptor::route, built on first use; every
 // relay of the chain is the replica of its chip for later readers.
-std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const Op& forOp, int input, SourceLoc loc) {
+std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const Op& forOp, int input, SourceLoc loc,
+                                             const std::string& queue) {
   if (auto it = relayed_.find({src, chip}); it != relayed_.end()) return it->second;
   const uint32_t from = bufs_[src].doc.chipId;
   const std::vector<ChipId> route = sh_.cluster.route(from, chip);
-  const std::string what = bufs_[src].doc.mdOpName + " for op " + forOp.name +
-                           (input >= 0 ? " input " + std::to_string(input) : "");
+  // Who the chain is for: an op input, or a queue the op writes.
+  const std::string reader = queue.empty() ? "op " + forOp.name + " input " + std::to_string(input) : "queue " + queue;
+  const std::string what = bufs_[src].doc.mdOpName + " for " + reader;
   if (route.empty()) {
     noRoute(from, chip, loc,
-            input >= 0 ? "op " + quote(forOp.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chip) +
-                             " reads " + quote(bufs_[src].doc.mdOpName) + " on chip " + std::to_string(from)
-                       : "op " + quote(forOp.name) + " on chip " + std::to_string(from) + " writes a queue on chip " +
-                             std::to_string(chip));
+            queue.empty() ? "op " + quote(forOp.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chip) +
+                                " reads " + quote(bufs_[src].doc.mdOpName) + " on chip " + std::to_string(from)
+                          : "op " + quote(forOp.name) + " on chip " + std::to_string(from) + " writes queue " + quote(queue) +
+                                " on chip " + std::to_string(chip));
     return std::nullopt;
   }
   uint32_t cur = src;
@@ -142,10 +129,10 @@ std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const 
     }
     const auto hop = links_.hop(route[i], route[i + 1]);
     if (!hop) return std::nullopt; // route() only steps over links
-    const std::string role = " relay of " + bufs_[src].doc.mdOpName + " (" + routeText(route) + ")";
+    const std::string role = "Relay of " + what + " (" + routeText(route) + "), ";
     const Buffer& like = bufs_[src].doc;
-    auto tx = ethBuffer(like, granuleOf(src), hop->from, BufferType::Relay, &forOp, 3, "Relay: sending" + role, loc);
-    auto rx = ethBuffer(like, granuleOf(src), hop->to, BufferType::Relay, &forOp, 3, "Relay: receiving" + role, loc);
+    auto tx = ethBuffer(like, granuleOf(src), hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
+    auto rx = ethBuffer(like, granuleOf(src), hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
     if (!tx || !rx) return std::nullopt;
     pending_.push_back(chainPipe(cur, *tx, &forOp, input, what));
     pending_.push_back(chainPipe(*tx, *rx, &forOp, input, what));
@@ -157,17 +144,25 @@ std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const 
 
 void RelayChains::noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what) {
   unrouted_ = true;
-  std::vector<std::string> notes{"cluster " + quote(sh_.cluster.name) + ": " + std::to_string(sh_.cluster.chipCount()) +
-                                 " chips, " + std::to_string(sh_.cluster.links.size()) + " ethernet links"};
-  if (sh_.target.arch == Arch::Grayskull)
-    notes.push_back("grayskull chips have no ethernet: data crosses chips only through host queues");
-  fail("pipe-no-route", loc, what + ", but no ethernet route leads from chip " + std::to_string(from) + " to chip " +
-                                 std::to_string(to), notes);
+  // Chips without ethernet (grayskull) talk through the host: the checker
+  // accepts that, but net2pipe plans no pipes through host memory.
+  if (sh_.target.device->ethCores.empty()) {
+    fail("pipe-unsupported", loc,
+         what + ": " + quote(sh_.target.device->name) +
+             " has no ethernet cores, and net2pipe does not move data between chips through the host",
+         {"Tessera's data path crosses chips only over ethernet (docs/net2pipe.md \"Several chips\")"});
+    return;
+  }
+  fail("pipe-no-route", loc,
+       what + ", but no ethernet route leads from chip " + std::to_string(from) + " to chip " + std::to_string(to),
+       {"cluster " + quote(sh_.cluster.name) + ": " + std::to_string(sh_.cluster.chipCount()) + " chips, " +
+        std::to_string(sh_.cluster.links.size()) + " ethernet links"});
 }
 
 // Every source tile on another chip than `chip` (padding aside) is read
 // from its replica on `chip`.
-bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc) {
+bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc,
+                         const std::string& queue) {
   std::map<uint32_t, uint32_t> replica;
   for (auto& list : lists)
     for (SourceTile& t : list) {
@@ -175,7 +170,7 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
       if (b.place == Buf::Place::Padding || b.doc.chipId == chip) continue;
       auto it = replica.find(t.source);
       if (it == replica.end()) {
-        auto r = relayTo(t.source, chip, op, input, loc);
+        auto r = relayTo(t.source, chip, op, input, loc, queue);
         if (!r) return false;
         it = replica.emplace(t.source, *r).first;
       }
@@ -191,9 +186,11 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
 // links the route takes, round robin), joined by a relay chain.
 bool RelayChains::ethernetDatacopy(const Op& op, uint32_t src, std::vector<std::vector<uint32_t>>& ins,
                                    std::vector<uint32_t>& outs, std::vector<PendingPipe>& pipes) {
-  const auto dest = intAttribute(op, "dest_device");
-  const std::vector<int64_t> ingress = intListAttribute(op, "ingress_channels");
-  const std::vector<int64_t> egress = intListAttribute(op, "egress_channels");
+  const OpAttributes& attrs = op.attributes;
+  const std::optional<int64_t> dest =
+      attrs.destDevice.present() ? std::optional<int64_t>(attrs.destDevice.value) : std::nullopt;
+  const std::vector<int64_t>& ingress = attrs.ingressChannels.value; // empty: the links in turn
+  const std::vector<int64_t>& egress = attrs.egressChannels.value;
   const Dim2 grid = op.gridSize.value;
   const int64_t cores = grid.r * grid.c;
   const SourceLoc at = op.attributes.loc.valid() ? op.attributes.loc : op.loc;

@@ -31,9 +31,11 @@ public:
 
   // Every source tile of `lists` on another chip than `chip` (padding
   // aside) is read from its replica on `chip` instead, the chain built on
-  // first use (its pipes appended to `pending`). False after reporting
-  // pipe-no-route (or pipe-ethernet) at `loc`.
-  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const netlist::Op& op, int input, SourceLoc loc);
+  // first use (its pipes appended to `pending`), for `op`'s input `input`,
+  // or for the write of `queue` by `op` when that is not empty. False after
+  // reporting pipe-no-route (or pipe-ethernet) at `loc`.
+  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const netlist::Op& op, int input, SourceLoc loc,
+              const std::string& queue = "");
 
   // An ethernet_datacopy on chip `src`: per core k (row-major) an input
   // relay (`ins[i][k]`, on the ingress channel's ethernet core) and an
@@ -56,7 +58,8 @@ private:
                                     const netlist::Op* op, int category, const std::string& comment, SourceLoc loc);
   PendingPipe chainPipe(uint32_t from, uint32_t to, const netlist::Op* op, int input, const std::string& what);
   int64_t granuleOf(uint32_t h) const;
-  std::optional<uint32_t> relayTo(uint32_t src, uint32_t chip, const netlist::Op& forOp, int input, SourceLoc loc);
+  std::optional<uint32_t> relayTo(uint32_t src, uint32_t chip, const netlist::Op& forOp, int input, SourceLoc loc,
+                                  const std::string& queue);
   void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
 
   Shared& sh_;

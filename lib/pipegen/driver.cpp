@@ -10,8 +10,10 @@
 #include "support/file_io.hpp"
 #include "support/parallel.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <ostream>
 
 namespace tessera::pipegen {
@@ -20,7 +22,20 @@ namespace {
 const char* const kTool = "pipegen";
 
 // One pipegen.yaml to one blob.yaml; messages to `err`. Returns the exit code.
-int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, const std::string& deviceFile,
+// The cluster an epoch's chips belong to: the --cluster file (parsed up
+// front), else the arch's default for the chips the file names. Inputs are
+// lowered in parallel: the cache is shared under a lock.
+struct Clusters {
+  netlist::DeviceCache& devices;
+  const SocDescriptor& soc;
+  std::mutex lock;
+  const ClusterDescriptor* forChips(uint32_t chips) {
+    std::lock_guard<std::mutex> guard(lock);
+    return devices.clusterFor(soc.arch, soc, chips);
+  }
+};
+
+int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, Clusters& clusters, const std::string& deviceFile,
              const std::string& input, const std::string& output, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::string readError;
@@ -37,7 +52,12 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, const std::st
   GenerateOptions gopts;
   gopts.chunkLists = opts.chunkLists;
   gopts.releaseWindows = opts.releaseWindows;
-  if (doc) gen = generateBlob(*doc, soc, diags, gopts);
+  if (doc) {
+    uint32_t chips = 1;
+    for (const pipe::Buffer& b : doc->buffers) chips = std::max(chips, b.chipId < UINT32_MAX ? b.chipId + 1 : b.chipId);
+    gopts.cluster = clusters.forChips(chips);
+    gen = generateBlob(*doc, soc, diags, gopts);
+  }
   if (printDiagnostics(err, source, diags, print) > 0 || !gen) return 1;
 
   BlobYamlHeader header;
@@ -53,6 +73,7 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, const std::st
   if (!opts.depfile.empty()) {
     std::string deps = escapeMakeWord(output) + ": " + escapeMakeWord(input);
     if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
+    if (!opts.cluster.empty()) deps += " " + escapeMakeWord(opts.cluster);
     if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
       err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
       return 1;
@@ -95,10 +116,16 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));
+  if (!opts.cluster.empty()) {
+    if (int rc = devices.loadCluster(opts.cluster, kTool, err, print)) return rc;
+    // Parsed (and its errors printed) now, before the inputs run in parallel.
+    if (!devices.clusterFor(soc.arch, soc, 1)) return 1;
+  }
+  Clusters clusters{devices, soc, {}};
 
   return runPerInput(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), out, err,
                      [&](size_t i, std::ostream&, std::ostream& e) {
-                       return lowerOne(opts, soc, devices.explicitFile(), opts.inputs[i], outputs[i], e);
+                       return lowerOne(opts, soc, clusters, devices.explicitFile(), opts.inputs[i], outputs[i], e);
                      });
 }
 

@@ -19,6 +19,8 @@
 
 #include "device/device_contract.h"
 
+#include <functional>
+
 namespace tessera::pipegen::detail {
 
 namespace {
@@ -232,9 +234,10 @@ bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const
   const Pipe& wp = doc_.pipes[pa->pipe];
   if (pa->ppr != 1 || pa->passTiles != info_[relay].period) {
     noteBuf(pipeError("unsupported", wp,
-                      "writes " + bufName(r) + " on " + ethCoreText(r) + " " + std::to_string(pa->passTiles) +
-                          " tiles a pass, " + std::to_string(pa->ppr) +
-                          " passes a round: a relay chain needs one pass of exactly one period of the relay (" +
+                      "writes " + bufName(r) + " on " + ethCoreText(r) + " in passes of " +
+                          std::to_string(pa->passTiles) + " tiles" +
+                          (pa->ppr > 1 ? ", " + std::to_string(pa->ppr) + " passes a round" : std::string()) +
+                          ": a relay chain needs one pass of exactly one period of the relay (" +
                           std::to_string(info_[relay].period) + " tiles)"),
             r);
     return false;
@@ -358,44 +361,93 @@ bool Builder::placeRelayStreams() {
   return diags_.errorCount() == errors;
 }
 
-// Each relay stream takes the tiles of one stream (its upstream) and
-// forwards them in that stream's order; links pair phases by order, so the
-// whole chain follows its first sender's list.
+// The order of every relay stream's phases. Links pair phases by order, so
+// a relay with one upstream (the stream before it: the chain's sender or
+// the relay before it) forwards in that stream's order. A relay gathering
+// several streams (the first relay of a chain whose pipe gathers packers)
+// takes the transfers in the order they were made, the consumers' order,
+// which must be each upstream's order too.
 bool Builder::orderRelayItems() {
   if (paths_.size() == 1) return true;
   size_t errors = diags_.errorCount();
-  std::vector<int> upstream(streams_.size(), -1);
+  std::vector<std::set<int>> upstreams(streams_.size());
+  std::vector<std::vector<size_t>> through(streams_.size());  // transfers through each relay, made order
   std::vector<bool> reads(streams_.size(), false), reported(streams_.size(), false);
   auto fail = [&](int relay, const std::string& why) {
     if (reported[static_cast<size_t>(relay)]) return;
     reported[static_cast<size_t>(relay)] = true;
     const StreamB& s = streams_[static_cast<size_t>(relay)];
     bufError("unsupported", B(static_cast<size_t>(s.buf)),
-             "its relay stream (" + streamKey(s.name) + ") " + why + ": a relay forwards the tiles of one stream, in order");
+             "its relay stream (" + streamKey(s.name) + ") " + why + ": a relay forwards its tiles in order");
   };
-  for (const Transfer& t : transfers_) {
+  auto upOf = [](const Transfer& t, size_t k) { return k ? t.relays[k - 1] : t.sender; };
+  for (size_t ti = 0; ti < transfers_.size(); ++ti) {
+    const Transfer& t = transfers_[ti];
     if (streams_[static_cast<size_t>(t.sender)].role == StreamRole::Relay) reads[static_cast<size_t>(t.sender)] = true;
     for (size_t k = 0; k < t.relays.size(); ++k) {
-      const int r = t.relays[k], up = k ? t.relays[k - 1] : t.sender;
-      int& u = upstream[static_cast<size_t>(r)];
-      if (u < 0) u = up;
-      else if (u != up)
-        fail(r, "would receive tiles from " + streamKey(streams_[static_cast<size_t>(u)].name) + " and from " +
-                    streamKey(streams_[static_cast<size_t>(up)].name));
+      upstreams[static_cast<size_t>(t.relays[k])].insert(upOf(t, k));
+      through[static_cast<size_t>(t.relays[k])].push_back(ti);
     }
   }
   for (size_t r = 0; r < streams_.size(); ++r)
-    if (reads[r] && upstream[r] >= 0)
+    if (reads[r] && !upstreams[r].empty())
       fail(static_cast<int>(r), "would read DRAM and also receive tiles from " +
-                                    streamKey(streams_[static_cast<size_t>(upstream[r])].name));
+                                    streamKey(streams_[static_cast<size_t>(*upstreams[r].begin())].name));
   if (diags_.errorCount() != errors) return false;
-  for (size_t si = 0; si < streams_.size(); ++si)
-    for (size_t k = 0; k < streams_[si].items.size(); ++k) {
-      const size_t ti = streams_[si].items[k];
-      if (transfers_[ti].sender != static_cast<int>(si)) continue;
-      for (int r : transfers_[ti].relays) addItem(r, ti);
+  // The transfers a stream sends on to relay r, in that stream's order.
+  auto sentTo = [&](int up, int r) {
+    std::vector<size_t> out;
+    for (size_t ti : streams_[static_cast<size_t>(up)].items) {
+      const Transfer& t = transfers_[ti];
+      for (size_t k = 0; k < t.relays.size(); ++k)
+        if (t.relays[k] == r && upOf(t, k) == up) out.push_back(ti);
     }
-  return true;
+    return out;
+  };
+  std::vector<char> done(streams_.size(), 0);
+  std::function<void(int)> build = [&](int r) {
+    if (done[static_cast<size_t>(r)]) return;
+    done[static_cast<size_t>(r)] = 1;
+    for (int up : upstreams[static_cast<size_t>(r)])
+      if (streams_[static_cast<size_t>(up)].role == StreamRole::Relay && !reads[static_cast<size_t>(up)]) build(up);
+    if (upstreams[static_cast<size_t>(r)].size() == 1) {
+      for (size_t ti : sentTo(*upstreams[static_cast<size_t>(r)].begin(), r)) addItem(r, ti);
+      return;
+    }
+    for (int up : upstreams[static_cast<size_t>(r)]) {
+      const std::vector<size_t> order = sentTo(up, r);
+      if (!std::is_sorted(order.begin(), order.end()))
+        fail(r, "gathers tiles from " + streamKey(streams_[static_cast<size_t>(up)].name) +
+                    " in an order that stream does not send them in");
+    }
+    for (size_t ti : through[static_cast<size_t>(r)]) addItem(r, ti);
+  };
+  for (size_t r = 0; r < streams_.size(); ++r)
+    if (streams_[r].role == StreamRole::Relay && !upstreams[r].empty()) build(static_cast<int>(r));
+  if (diags_.errorCount() != errors) return false;
+  // The last relay's link to each output must carry the tiles in the order
+  // the output takes them (on one chip each packer has its own link to a
+  // reader; a chain funnels them all through one).
+  for (size_t r = 0; r < streams_.size(); ++r) {
+    if (streams_[r].role != StreamRole::Relay) continue;
+    std::map<int, std::vector<size_t>> toDest;
+    for (size_t ti : streams_[r].items) {
+      const Transfer& t = transfers_[ti];
+      if (t.relays.empty() || t.relays.back() != static_cast<int>(r)) continue;
+      for (int d : t.dest) toDest[d].push_back(ti);
+    }
+    for (auto& [d, sent] : toDest) {
+      std::vector<size_t> taken;
+      for (size_t ti : streams_[static_cast<size_t>(d)].items)
+        if (!transfers_[ti].relays.empty() && transfers_[ti].relays.back() == static_cast<int>(r)) taken.push_back(ti);
+      if (taken != sent) {
+        fail(static_cast<int>(r), "would send " + streamKey(streams_[static_cast<size_t>(d)].name) +
+                                      " its tiles in another order than that stream takes them");
+        break;
+      }
+    }
+  }
+  return diags_.errorCount() == errors;
 }
 
 // The phase of relay stream `si` for transfer `t`: from the stream before

@@ -116,6 +116,7 @@ struct PipegenOptions {
   unsigned jobs = 0;    // inputs lowered at a time; 0: the machine's cores
   std::string arch;     // default grayskull
   std::string device;   // SoC descriptor file or bundled name; overrides arch
+  std::string cluster;  // cluster descriptor file; empty: the arch's default for the highest chip_id
   std::optional<uint32_t> epoch; // default: from temporal_epoch_<E> in the input path, else 0 (one input only)
   std::string depfile;  // one input only
   size_t maxErrors = 20;

@@ -837,7 +837,7 @@ bool Builder::placeEndpoints() {
     // granules keep the ring small: output padding's 3072-tile periods).
     size_t opReaders = 0;
     bool inOrder = true;
-    bool chained = false;  // a relay chain takes one sender stream (ethernet.cpp): one lane
+    bool chained = false;  // read through relay chains (ethernet.cpp): lanes by chain, below
     for (size_t pi : in.readerPlans) {
       opReaders += !plans_[pi].dramOut;
       for (const Chunk& c : plans_[pi].chunks) chained |= c.buf == bi && c.path != 0;
@@ -848,15 +848,32 @@ bool Builder::placeEndpoints() {
         next = c.offset + c.tiles;
       }
     }
-    if (chained || opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{B(static_cast<uint32_t>(bi)).sizeTiles})) {
-      for (size_t pi : in.readerPlans) laneOf_[{static_cast<uint32_t>(bi), pi}] = laneBuf_.size();
-      laneBuf_.push_back(static_cast<uint32_t>(bi));
-      laneStream_.push_back(in.stream);
-      laneReaders_.push_back(in.readerPlans);
-      continue;
+    // Reader plans per lane.
+    std::vector<std::vector<size_t>> lanes;
+    if (chained) {
+      // One lane for the readers on this chip and one per relay chain (a
+      // relay forwards one stream's tiles): readers of one chain that read
+      // alike then share one multicast, and cross the link once.
+      std::vector<uint32_t> paths;  // lane key, in reader order
+      for (size_t pi : in.readerPlans) {
+        std::optional<uint32_t> path;
+        for (const Chunk& c : plans_[pi].chunks)
+          if (c.buf == bi) path = path && *path != c.path ? UINT32_MAX : c.path;
+        const size_t k = static_cast<size_t>(std::find(paths.begin(), paths.end(), *path) - paths.begin());
+        if (k == paths.size()) {
+          paths.push_back(*path);
+          lanes.emplace_back();
+        }
+        lanes[k].push_back(pi);
+      }
+      if (std::count(paths.begin(), paths.end(), UINT32_MAX)) lanes = {in.readerPlans};  // mixed: one lane
+    } else if (opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{B(static_cast<uint32_t>(bi)).sizeTiles})) {
+      lanes = {in.readerPlans};
+    } else {
+      for (size_t pi : in.readerPlans) lanes.push_back({pi});
     }
-    for (size_t k = 0; k < in.readerPlans.size(); ++k) {
-      const size_t pi = in.readerPlans[k];
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      const size_t pi = lanes[k].front();
       int stream = in.stream;
       if (k > 0) {
         const Buffer& b = B(bi);
@@ -870,10 +887,10 @@ bool Builder::placeEndpoints() {
         f.comment = "op '" + b.mdOpName + "' output " + std::to_string(b.id - 16) + " fork stream for pipe " +
                     std::to_string(p.id) + " (" + bufName(b) + ") on core " + coreText(b.core.r, b.core.c);
       }
-      laneOf_[{static_cast<uint32_t>(bi), pi}] = laneBuf_.size();
+      for (size_t r : lanes[k]) laneOf_[{static_cast<uint32_t>(bi), r}] = laneBuf_.size();
       laneBuf_.push_back(static_cast<uint32_t>(bi));
       laneStream_.push_back(stream);
-      laneReaders_.push_back({pi});
+      laneReaders_.push_back(lanes[k]);
     }
   }
   packerWindowed_.assign(laneBuf_.size(), false);

@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
       ->type_name("<arch>");
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one (overrides --arch)")
       ->type_name("<soc-descriptor>");
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (BUDA's format) the streams' chips belong to; default: the arch's topology for "
+                 "the highest chip (docs/cluster.md)")
+      ->type_name("<cluster.yaml>");
   app.add_option("--depfile", opts.depfile, "Write a make depfile: every .hex depends on the blob.yaml (and --device)")
       ->type_name("<file>");
   app.add_flag("--dump", opts.dump, "Decode the .hex blob <file> and print it as YAML (stdout, or --output)");

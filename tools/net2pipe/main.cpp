@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
       ->type_name("<arch>");
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one (overrides --arch)")
       ->type_name("<soc-descriptor>");
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (chips, ethernet links); default: the arch's default topology for the netlist's "
+                 "highest target_device")
+      ->type_name("<cluster.yaml>");
   app.add_option("--depfile", opts.depfile, "Write a make depfile for <dir>/epochs.yaml")->type_name("<file>");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit)")
       ->default_val(20)

@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
       ->type_name("<arch>");
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one (overrides --arch)")
       ->type_name("<soc-descriptor>");
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (BUDA's format) the epoch's chips belong to; default: the arch's topology for "
+                 "the highest chip_id (docs/cluster.md)")
+      ->type_name("<cluster.yaml>");
   uint32_t epoch = 0;
   auto* epochOpt = app.add_option("--epoch", epoch, "Temporal epoch (default: from temporal_epoch_<E> in the input "
                                                     "path, else 0)")

@@ -53,8 +53,8 @@ std::unique_ptr<Compiled> compile(const std::string& text, uint32_t chips,
     REQUIRE(d);
     c->cluster = *d;
   }
-  netlist::ValidationTarget target{Arch::WormholeB0, c->device.get()};
-  c->ok = compileNetlist(c->nl, target, c->cluster, c->diags, c->comp);
+  netlist::ValidationTarget target{Arch::WormholeB0, c->device.get(), &c->cluster};
+  c->ok = compileNetlist(c->nl, target, c->diags, c->comp);
   return c;
 }
 
