@@ -211,11 +211,11 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, Clusters&
   readOptions.device = &device;
   BlobYamlSourceMap sourceMap;
   std::optional<BlobYaml> yaml = readBlobYaml(source, diags, readOptions, &sourceMap);
-  if (yaml) {
-    uint32_t chips = 1;
-    for (const Stream& s : yaml->streams) chips = std::max(chips, s.name.chip < UINT32_MAX ? s.name.chip + 1 : s.name.chip);
+  // A blob.yaml does not say which default cluster its netlist had: the
+  // cluster checks need --cluster.
+  if (yaml && !opts.cluster.empty()) {
     const size_t before = diags.errorCount();
-    checkCluster(*yaml, device, *clusters.forChips(chips), sourceMap, diags);
+    checkCluster(*yaml, device, *clusters.forChips(1), sourceMap, diags);
     if (diags.errorCount() != before) yaml.reset();
   }
 
