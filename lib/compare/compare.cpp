@@ -317,14 +317,15 @@ std::string formatCheckTable(const std::vector<QueueCheck>& checks) {
     std::string fill(s.size() < w ? w - s.size() : 0, ' ');
     return right ? fill + s : s + fill;
   };
-  std::string s = pad("queue", width, false) + "  entries  result  " + pad("max_abs", 12, true) + "  " +
-                  pad("pcc", 9, true) + "  " + pad("within", 8, true) + "\n";
+  const bool chips = std::any_of(checks.begin(), checks.end(), [](const QueueCheck& c) { return c.chip.has_value(); });
+  std::string s = pad("queue", width, false) + (chips ? "  chip" : "") + "  entries  result  " + pad("max_abs", 12, true) +
+                  "  " + pad("pcc", 9, true) + "  " + pad("within", 8, true) + "\n";
   int passed = 0;
   for (const auto& c : checks) {
     const Result& r = c.result;
     passed += r.pass;
-    s += pad(c.queue, width, false) + "  " + pad(std::to_string(c.entries), 7, true) + "  " +
-         pad(r.pass ? "PASS" : "FAIL", 6, false) + "  ";
+    s += pad(c.queue, width, false) + (chips ? "  " + pad(c.chip ? std::to_string(*c.chip) : "", 4, true) : "") + "  " +
+         pad(std::to_string(c.entries), 7, true) + "  " + pad(r.pass ? "PASS" : "FAIL", 6, false) + "  ";
     if (r.compared == 0 && !r.pass) {
       s += "(" + r.reason + ")\n";
       continue;

@@ -62,6 +62,7 @@ struct QueueCheck {
   std::string queue;
   int64_t entries = 0; // entries the run wrote
   Result result;
+  std::optional<int64_t> chip; // several chips: the queue's target_device (the table gets a chip column)
 };
 // The per-queue table `loader run` prints: a header, one row per queue
 // (entries, PASS/FAIL, max_abs, pcc, within), a failed row followed by its

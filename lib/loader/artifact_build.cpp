@@ -76,8 +76,14 @@ private:
   }
   Job stampedJob(std::string stage, std::string what, std::vector<std::string> argv, std::string input,
                  std::string output, const std::string& stampName) const {
-    return Job{std::move(stage), std::move(what), std::move(argv), {std::move(input)}, {std::move(output)},
-               path(std::string(kStampDir) + "/" + stampName)};
+    Job job{std::move(stage), std::move(what), std::move(argv), {std::move(input)}, {std::move(output)},
+            path(std::string(kStampDir) + "/" + stampName)};
+    if (!opt_.clusterFile.empty() && job.stage != "net2hlks") job.inputs.push_back(opt_.clusterFile);
+    return job;
+  }
+  // --cluster FILE, for the stages that read the cluster (docs/cluster.md).
+  void addCluster(std::vector<std::string>& argv) const {
+    if (!opt_.clusterFile.empty()) argv.insert(argv.end(), {"--cluster", opt_.clusterFile});
   }
 
   // Runs `job` unless its stamp says it is up to date. False: it failed
@@ -193,6 +199,7 @@ bool Builder::runJob(const Job& job) {
 std::unique_ptr<yaml::Document> Builder::netlistStage(const std::string& stage, const std::string& index) {
   std::vector<std::string> argv{tool(stage)};
   for (auto& a : archFlag()) argv.push_back(a);
+  if (stage == "net2pipe") addCluster(argv);
   argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
   if (!runJob(stampedJob(stage, opt_.netlist, argv, opt_.netlist, path(index), stage))) return nullptr;
   std::string error;
@@ -227,10 +234,13 @@ bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uin
     const std::string blobYaml = (fs::path(overlay) / "blob.yaml").string();
     const std::string blobs = path("temporal_epoch_" + std::to_string(id) + "/blobs");
     std::vector<std::string> pg{tool("pipegen"), "--arch", arch};
+    addCluster(pg);
     pg.insert(pg.end(), opt_.pipegenArgs.begin(), opt_.pipegenArgs.end());
     pg.insert(pg.end(), {pipegenYaml, "-o", blobYaml});
     if (!runJob(stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id)))) return;
-    std::vector<std::string> bg{tool("blobgen"), "--arch", arch, blobYaml, "-o", blobs};
+    std::vector<std::string> bg{tool("blobgen"), "--arch", arch};
+    addCluster(bg);
+    bg.insert(bg.end(), {blobYaml, "-o", blobs});
     runJob(stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id)));
   });
   return !failed_;

@@ -26,6 +26,8 @@ struct BuildOptions {
   bool verbose = false;                 // print each command (stderr)
   std::vector<std::string> pipegenArgs; // extra pipegen flags
   std::string hlkcCacheDir;             // empty: hlkc's default
+  std::string clusterFile;              // --cluster FILE for net2pipe, pipegen and blobgen (empty: none; a
+                                        // netlist over N chips then gets its arch's default topology)
 };
 
 // Where the stage tool `name` is: toolsDir/name, toolsDir/tools/name/name

@@ -9,11 +9,13 @@
 #include "loader/host_io.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
+#include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/parallel.hpp"
 #include "support/yaml_tree.hpp"
 
 #include <charconv>
@@ -294,7 +296,13 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const netlist::Netlist& nl = *parsed;
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
-  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device}, diags);
+  // The chips the netlist's target_devices name: --cluster, else the arch's default.
+  netlist::DeviceCache clusters;
+  if (!opts.cluster.empty())
+    if (int rc = clusters.loadCluster(opts.cluster, kTool, err, print)) return rc;
+  const ClusterDescriptor* cluster = clusters.clusterFor(arch, device, netlist::chipsNamed(nl));
+  if (!cluster) return 1; // an invalid --cluster file: its errors are printed
+  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
 
   // Programs and params: usage errors, reported before anything is built or run.
@@ -354,7 +362,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     }
     out << kTool << ": building " << opts.buildDir << "\n";
     BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                       opts.pipegenArgs, opts.hlkcCacheDir};
+                       opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
     if (int rc = buildArtifacts(build, out, err); rc != 0) return rc;
     if (!loadArtifacts()) return 2;
   }
@@ -433,12 +441,18 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
   if (artifacts) {
-    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts));
+    // A cluster of several chips runs on sim::Cluster (-j threads); one chip as before.
+    simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), *cluster,
+                                            opts.threads ? opts.threads : defaultJobs());
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
-    if (!opts.perfReport.empty() || opts.profile)
+    if (!opts.perfReport.empty() || opts.profile) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
         perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
       };
+      simTarget->onClusterEpoch = [&](const SimEpochInfo& e, const sim::ClusterRunResult& r) {
+        perf.addCluster(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+      };
+    }
     targetPtr = simTarget.get();
   } else {
     golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
@@ -477,6 +491,10 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     }
   };
   std::vector<compare::QueueCheck> table;
+  // Several chips: the check table names each queue's chip.
+  bool multiChip = false;
+  for (const auto& q : nl.queues) multiChip |= q.targetDevice.value > 0;
+  for (const auto& g : nl.graphs) multiChip |= g.targetDevice.value > 0;
   for (const auto& q : nl.queues) {
     const bool hostSide = isHostSide(q);
     int64_t count = hostSide ? host.pushed(q.name) : store.writeCount(q.name);
@@ -512,7 +530,8 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
       compare::Config cfg;
       if (!configFor(q.name, cfg)) return 1;
       Tensor expected = concatEntries(ref == refLogs.end() ? kNone : ref->second, q);
-      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg)});
+      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg),
+                       multiChip ? std::optional<int64_t>(std::max<int64_t>(0, q.targetDevice.value)) : std::nullopt});
       continue;
     }
     if (!opts.expectedDir.empty()) {

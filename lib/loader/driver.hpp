@@ -18,6 +18,8 @@ struct LoaderOptions {
   std::string target = "golden";      // golden | sim
   std::string buildDir;                // sim: the stage tools' output directory (docs/loader.md)
   std::string arch;                    // empty: the first arch the netlist lists
+  std::string cluster;                 // cluster descriptor; empty: the arch's default for the netlist's chips
+                                       // (`run` passes it to net2pipe, pipegen and blobgen)
   std::vector<std::string> programs;   // empty: every program, in netlist order
   std::vector<std::string> params;     // "name=value"; name with or without its `$`
   uint64_t seed = 0;

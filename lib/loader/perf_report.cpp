@@ -93,6 +93,39 @@ void PerfReport::add(uint32_t epoch, const std::string& graph, const sim::ChipRu
   }
 }
 
+void PerfReport::addCluster(uint32_t epoch, const std::string& graph, const sim::ClusterRunResult& run,
+                            int workerCoresPerChip) {
+  // The epoch's figures: every chip's cores as one grid, the cluster's cycles.
+  sim::ChipRunResult all;
+  all.cycles = run.cycles;
+  for (const sim::ChipRunResult& r : run.chips) {
+    all.prologueCycles = std::max(all.prologueCycles, r.prologueCycles);
+    all.binariesCycles = std::max(all.binariesCycles, r.binariesCycles);
+    all.streams.nocBytes += r.streams.nocBytes;
+    all.streams.dramReadBytes += r.streams.dramReadBytes;
+    all.streams.dramWriteBytes += r.streams.dramWriteBytes;
+    all.cores.insert(all.cores.end(), r.cores.begin(), r.cores.end());
+  }
+  add(epoch, graph, all, workerCoresPerChip * static_cast<int>(run.chips.size()));
+  EpochPerf& e = epochs_[epoch];
+  for (const sim::ChipRunResult& r : run.chips) {
+    ChipPerf& c = e.chips[r.chip];
+    c.cycles += r.cycles;
+    c.prologueCycles += r.prologueCycles;
+    c.coresUsed = static_cast<int>(std::count_if(r.cores.begin(), r.cores.end(), [](const auto& k) { return k.kernel; }));
+    c.nocBytes += r.streams.nocBytes;
+    c.dramReadBytes += r.streams.dramReadBytes;
+    c.dramWriteBytes += r.streams.dramWriteBytes;
+    c.ethBytes += r.streams.ethBytes;
+  }
+  for (const sim::EthLinkReport& l : run.links) {
+    LinkPerf& p = e.chips[l.from.chip].links[{l.from.chan, l.to}];
+    p.tiles += l.tiles;
+    p.bytes += l.bytes;
+    p.busyCycles += l.busyCycles;
+  }
+}
+
 std::string PerfReport::table() const {
   std::string s;
   uint64_t total = 0;
@@ -117,6 +150,17 @@ std::string PerfReport::table() const {
       const OpPerf& op = e.ops.at(b);
       s += "  bottleneck: " + b + " (" + op.boundBy() + ", " + std::to_string(op.busiest()) + " busy cycles of " +
            std::to_string(e.cycles) + ")\n";
+    }
+    for (const auto& [chip, cp] : e.chips) {
+      s += "  chip " + std::to_string(chip) + ": " + std::to_string(cp.cycles) + " cycles, " +
+           std::to_string(cp.coresUsed) + " cores; NOC " + megabytes(cp.nocBytes) + ", DRAM read " +
+           megabytes(cp.dramReadBytes) + ", written " + megabytes(cp.dramWriteBytes) + ", ethernet out " +
+           megabytes(cp.ethBytes) + "\n";
+      for (const auto& [key, l] : cp.links)
+        s += "    link channel " + std::to_string(key.first) + " -> chip " + std::to_string(key.second.chip) +
+             " channel " + std::to_string(key.second.chan) + ": " + std::to_string(l.tiles) + " tiles, " +
+             megabytes(l.bytes) + ", busy " + std::to_string(l.busyCycles) + " cycles (" +
+             percent(e.cycles ? static_cast<double>(l.busyCycles) / static_cast<double>(e.cycles) : 0.0) + ")\n";
     }
   }
   s += "perf: " + std::to_string(total) + " cycles in " + std::to_string(epochs_.size()) +
@@ -156,6 +200,30 @@ nlohmann::json PerfReport::json(const std::string& netlist, const std::string& a
                             {"ops", ops}};
     if (std::string b = e.bottleneck(); !b.empty())
       entry["bottleneck"] = {{"op", b}, {"unit", e.ops.at(b).boundBy()}, {"busy_cycles", e.ops.at(b).busiest()}};
+    if (!e.chips.empty()) {
+      nlohmann::json chips = nlohmann::json::array();
+      for (const auto& [chip, cp] : e.chips) {
+        nlohmann::json links = nlohmann::json::array();
+        for (const auto& [key, l] : cp.links)
+          links.push_back({{"channel", key.first},
+                           {"peer_chip", key.second.chip},
+                           {"peer_channel", key.second.chan},
+                           {"tiles", l.tiles},
+                           {"bytes", l.bytes},
+                           {"busy_cycles", l.busyCycles},
+                           {"utilisation", e.cycles ? std::min(1.0, static_cast<double>(l.busyCycles) / static_cast<double>(e.cycles)) : 0.0}});
+        chips.push_back({{"chip", chip},
+                         {"cycles", cp.cycles},
+                         {"prologue_cycles", cp.prologueCycles},
+                         {"cores_used", cp.coresUsed},
+                         {"noc_bytes", cp.nocBytes},
+                         {"dram_read_bytes", cp.dramReadBytes},
+                         {"dram_write_bytes", cp.dramWriteBytes},
+                         {"eth_bytes", cp.ethBytes},
+                         {"links", links}});
+      }
+      entry["chips"] = std::move(chips);
+    }
     epochs.push_back(std::move(entry));
   }
   nlohmann::json out = {{"version", 1}, {"netlist", netlist}, {"arch", arch}, {"total_cycles", total}, {"epochs", epochs}};

@@ -14,6 +14,7 @@
 #pragma once
 #include "sim/binaries_cache.hpp"
 #include "sim/chip.hpp"
+#include "sim/cluster.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,19 @@ struct OpPerf {
   const char* boundBy() const; // "unpack", "math" or "pack": the busiest unit
 };
 
+// One direction of one ethernet link, over the runs of an epoch.
+struct LinkPerf {
+  uint64_t tiles = 0, bytes = 0, busyCycles = 0;
+};
+
+// One chip of a several-chip epoch, over its runs.
+struct ChipPerf {
+  uint64_t cycles = 0, prologueCycles = 0;
+  int coresUsed = 0;
+  uint64_t nocBytes = 0, dramReadBytes = 0, dramWriteBytes = 0, ethBytes = 0;
+  std::map<std::pair<uint32_t, EthEndpoint>, LinkPerf> links;  // (this chip's channel, the other end)
+};
+
 struct EpochPerf {
   uint32_t epoch = 0;
   std::string graph;
@@ -45,6 +59,7 @@ struct EpochPerf {
   int workerCores = 0;  // the grid's
   uint64_t busySum = 0; // over runs and used cores: the core's busiest unit's cycles
   std::map<std::string, OpPerf> ops;
+  std::map<ChipId, ChipPerf> chips;  // several chips only
   double utilisation() const;
   // The op with the most busy cycles on one unit (ties: the first by name); empty without ops.
   std::string bottleneck() const;
@@ -54,6 +69,10 @@ class PerfReport {
 public:
   // One run of temporal epoch `epoch` (graph `graph`) on a grid of `workerCores`.
   void add(uint32_t epoch, const std::string& graph, const sim::ChipRunResult& run, int workerCores);
+  // One run of a several-chip temporal epoch: the epoch's figures over all
+  // chips (cycles: the latest chip's; cores: every chip's), and per chip its
+  // own with each link direction's tiles, bytes and busy cycles.
+  void addCluster(uint32_t epoch, const std::string& graph, const sim::ClusterRunResult& run, int workerCoresPerChip);
   // The run's binaries cache counters (written as "binaries").
   void setBinaries(const sim::BinariesCounters& counters) { binaries_ = counters; }
   bool empty() const { return epochs_.empty(); }

@@ -99,6 +99,7 @@ std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string
     SimEpochInfo info;
     info.id = static_cast<uint32_t>(std::stoul(e["epoch"].Scalar()));
     info.graph = e["graphs"][0].Scalar();
+    for (size_t g = 0; e["graphs"].IsSequence() && g < e["graphs"].size(); ++g) info.graphs.push_back(e["graphs"][g].Scalar());
     info.prologue = scalarSet(e["prologue"]);
     info.epilogue = scalarSet(e["epilogue"]);
     std::string blobs = blobsDir(dir, info.id);
@@ -112,9 +113,25 @@ std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string
   return a;
 }
 
-SimTarget::SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts)
-    : nl_(&nl), soc_(soc), art_(std::move(artifacts)), chip_(std::make_unique<sim::Chip>(soc_)) {
+SimTarget::SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts,
+                     const std::optional<ClusterDescriptor>& cluster, unsigned jobs)
+    : nl_(&nl), soc_(soc), art_(std::move(artifacts)), jobs_(std::max(1u, jobs)) {
+  if (cluster && cluster->chipCount() > 1) cluster_ = std::make_unique<sim::Cluster>(soc_, *cluster);
+  else chip_ = std::make_unique<sim::Chip>(soc_);
   for (const auto& q : nl.queues) queues_[q.name] = &q;
+}
+
+sim::BinariesCounters SimTarget::binariesCounters() const {
+  sim::BinariesCounters sum = binaries_ ? binaries_->counters() : sim::BinariesCounters{};
+  for (const auto& [chip, host] : clusterBinaries_) {
+    const sim::BinariesCounters& c = host.counters();
+    sum.commands += c.commands;
+    sum.pushes += c.pushes;
+    sum.pushedBytes += c.pushedBytes;
+    sum.hits += c.hits;
+    sum.evictions += c.evictions;
+  }
+  return sum;
 }
 
 SimTarget::~SimTarget() = default;
@@ -142,8 +159,7 @@ const SimEpochInfo& SimTarget::epochFor(runtime::EpochIo& io) const {
                          "' (artifacts built from another netlist? run scripts/build-artifacts.sh again)");
 }
 
-void SimTarget::checkReservedDram() {
-  const sim::BinariesLayout& layout = binaries_->layout();
+void SimTarget::checkReservedDram(const sim::BinariesLayout& layout) {
   const uint64_t lo = layout.regionBase(), hi = lo + layout.regionBytes();
   for (const auto& q : nl_->queues) {
     if (q.location.value != netlist::IoLocation::Dram) continue;
@@ -164,16 +180,22 @@ void SimTarget::checkReservedDram() {
 
 void SimTarget::pushBinaries(const netlist::Graph& graph, const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores,
                              uint32_t inputCount, const std::string& where) {
-  auto fail = [&](const std::string& rule, const std::string& msg) {
-    return RuntimeError(rule, graph.loc, where + ": " + msg);
-  };
   if (!binaries_) {
     std::string error;
     std::optional<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_, error);
-    if (!layout) throw fail("sim-unsupported", error);
+    if (!layout) throw RuntimeError("sim-unsupported", graph.loc, where + ": " + error);
     binaries_.emplace(std::move(*layout));
-    checkReservedDram();  // once: the netlist's queues do not move
+    checkReservedDram(binaries_->layout());  // once: the netlist's queues do not move
   }
+  pushBinaries(*chip_, *binaries_, graph, epoch, cores, inputCount, where);
+}
+
+void SimTarget::pushBinaries(sim::Chip& chip, sim::BinariesHost& host, const netlist::Graph& graph,
+                             const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores, uint32_t inputCount,
+                             const std::string& where) {
+  auto fail = [&](const std::string& rule, const std::string& msg) {
+    return RuntimeError(rule, graph.loc, where + ": " + msg);
+  };
   for (sim::EpochCore& core : cores) {
     const std::string name = core.name.empty() ? toString(core.noc) : core.name;
     // Parsed once per file per run, encoded only when the slot must be (re)filled.
@@ -201,7 +223,7 @@ void SimTarget::pushBinaries(const netlist::Graph& graph, const SimEpochInfo& ep
       return true;
     };
     std::string error;
-    if (!binaries_->deploy(chip_->dram(), core.noc, name, epoch.id, inputCount, encode, error))
+    if (!host.deploy(chip.dram(), core.noc, name, epoch.id, inputCount, encode, error))
       throw fail("sim-binaries", error);
     core.fromEpochCommand = true;
   }

@@ -15,10 +15,12 @@
 // the epoch it reads back every written slot (wr_ptr) and hands each entry to
 // io.write, so the runtime moves its own pointers exactly as for golden.
 #pragma once
+#include "device/cluster.hpp"
 #include "device/soc_descriptor.hpp"
 #include "runtime/interpreter.hpp"
 #include "sim/binaries_cache.hpp"
 #include "sim/chip.hpp"
+#include "sim/cluster.hpp"
 #include "sim/epoch_runner.hpp"
 
 #include <map>
@@ -37,7 +39,8 @@ namespace tessera::loader {
 // One temporal epoch of DIR/epochs.yaml.
 struct SimEpochInfo {
   uint32_t id = 0;
-  std::string graph;
+  std::string graph;                // the first graph (the only one on a single chip)
+  std::vector<std::string> graphs;  // every graph of the temporal epoch
   std::set<std::string> prologue, epilogue;
 };
 
@@ -57,21 +60,30 @@ std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string
 
 class SimTarget : public runtime::Target {
 public:
-  SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts);
+  // A cluster of more than one chip runs every launch on a sim::Cluster
+  // (`jobs` threads); otherwise one chip, as before.
+  SimTarget(const netlist::Netlist& nl, const SocDescriptor& soc, SimArtifacts artifacts,
+            const std::optional<ClusterDescriptor>& cluster = std::nullopt, unsigned jobs = 1);
   ~SimTarget() override;
   std::string name() const override { return "sim"; }
   void execute(runtime::EpochIo& io) override;
+  // Several chips: every graph of the launch at once, on every chip of the
+  // cluster (sim_cluster_target.cpp). One chip: Target::launch.
+  void launch(const runtime::Launch& launch) override;
+  bool multiChip() const { return cluster_ != nullptr; }
 
   // Cycles of every epoch run so far (loader --profile).
   uint64_t totalCycles() const { return totalCycles_; }
   int64_t epochsRun() const { return epochsRun_; }
   uint64_t tilesMoved() const { return tilesMoved_; } // over the NOC and to and from DRAM, all epochs
   // The binaries cache's counters: epoch commands, images pushed, cache hits.
-  sim::BinariesCounters binariesCounters() const { return binaries_ ? binaries_->counters() : sim::BinariesCounters{}; }
+  sim::BinariesCounters binariesCounters() const; // every chip's, added up
   // Optional: one line per epoch run (loader --trace).
   std::function<void(const std::string&)> trace;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
+  // Several chips: every launch that completed, with every chip's report.
+  std::function<void(const SimEpochInfo&, const sim::ClusterRunResult&)> onClusterEpoch;
 
 private:
   const SimEpochInfo& epochFor(runtime::EpochIo& io) const;
@@ -81,13 +93,20 @@ private:
   // its epoch command; the cores then load from DRAM (fromEpochCommand).
   void pushBinaries(const netlist::Graph& graph, const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores,
                     uint32_t inputCount, const std::string& where);
+  void pushBinaries(sim::Chip& chip, sim::BinariesHost& host, const netlist::Graph& graph, const SimEpochInfo& epoch,
+                    std::vector<sim::EpochCore>& cores, uint32_t inputCount, const std::string& where);
   // No DRAM queue of the netlist may overlap the cache region (checked once).
-  void checkReservedDram();
+  void checkReservedDram(const sim::BinariesLayout& layout);
+  const SimEpochInfo& epochForLaunch(const std::vector<runtime::EpochIo*>& ios) const;
+  void executeOnCluster(const std::vector<runtime::EpochIo*>& ios);
 
   const netlist::Netlist* nl_;
   SocDescriptor soc_;
   SimArtifacts art_;
-  std::unique_ptr<sim::Chip> chip_;
+  std::unique_ptr<sim::Chip> chip_;       // one chip
+  std::unique_ptr<sim::Cluster> cluster_; // several
+  unsigned jobs_ = 1;
+  std::map<ChipId, sim::BinariesHost> clusterBinaries_;
   std::map<std::string, const netlist::Queue*> queues_;
   std::optional<sim::BinariesHost> binaries_;
   std::map<std::string, sim::BinariesImage> kernelFiles_; // kernel directory -> its three parsed ELFs

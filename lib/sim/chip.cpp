@@ -64,19 +64,41 @@ Chip::Chip(const SocDescriptor& soc, const DataMovementModel& model)
 
 Chip::~Chip() = default;
 
+static std::optional<uint32_t> ethChannelOf(const SocDescriptor& soc, CoreCoord noc) {
+  for (size_t k = 0; k < soc.ethCores.size(); ++k)
+    if (soc.ethCores[k] == noc) return static_cast<uint32_t>(k);
+  return std::nullopt;
+}
+
+bool Chip::isEthernetCore(CoreCoord noc) const { return ethChannelOf(soc_, noc).has_value(); }
+
+void Chip::setEthernet(const EthPorts& ports) {
+  id_ = ports.chip;
+  engine_->setEthernet(ports);
+}
+
 Chip::Worker* Chip::worker(CoreCoord noc) {
-  if (noc.x < 0 || noc.y < 0 || noc.x >= soc_.gridX || noc.y >= soc_.gridY || !soc_.isWorker(noc)) return nullptr;
+  if (noc.x < 0 || noc.y < 0 || noc.x >= soc_.gridX || noc.y >= soc_.gridY) return nullptr;
+  const bool isWorker = soc_.isWorker(noc);
+  const std::optional<uint32_t> ethChan = isWorker ? std::nullopt : ethChannelOf(soc_, noc);
+  if (!isWorker && (!ethChan || soc_.ethL1Size == 0)) return nullptr;
   auto& w = workers_[static_cast<size_t>(noc.y) * soc_.gridX + noc.x];
   if (!w) {
     w = std::make_unique<Worker>();
     CoreConfig cfg;
     cfg.arch = soc_.arch;
     cfg.name = toString(noc);
+    if (ethChan) {  // an ethernet core: its own L1, streams only
+      cfg.name = "eth" + std::to_string(*ethChan) + "@" + toString(noc);
+      cfg.l1Size = static_cast<uint32_t>(std::min<uint64_t>(soc_.ethL1Size, UINT32_MAX));
+    }
     w->core = std::make_unique<TensixCore>(cfg);
-    w->cop = std::make_unique<Coprocessor>(w->core->l1());
-    w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
-    w->core->setCoprocessor(w->port.get());
-    engine_->attachCore(noc, *w->core);
+    if (!ethChan) {
+      w->cop = std::make_unique<Coprocessor>(w->core->l1());
+      w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
+      w->core->setCoprocessor(w->port.get());
+    }
+    engine_->attachCore(noc, *w->core, ethChan.has_value());
   }
   return w.get();
 }
@@ -94,7 +116,7 @@ const TensixCore* Chip::findCore(CoreCoord noc) const {
 
 Coprocessor* Chip::coprocessor(CoreCoord noc) {
   Worker* w = worker(noc);
-  return w ? w->cop.get() : nullptr;
+  return w ? w->cop.get() : nullptr;  // none on an ethernet core
 }
 
 void Chip::setCoreName(CoreCoord noc, const std::string& name) {
@@ -105,8 +127,10 @@ void Chip::beginEpoch() {
   for (auto& w : workers_) {
     if (!w) continue;
     w->core->resetForEpoch();
-    w->cop->reset();
-    w->cop->resetCounters();
+    if (w->cop) {
+      w->cop->reset();
+      w->cop->resetCounters();
+    }
     clearOverlay(*w->core);
   }
   engine_->clear();
@@ -114,8 +138,8 @@ void Chip::beginEpoch() {
 
 bool Chip::loadKernelDir(CoreCoord noc, const std::string& dir, std::string& error) {
   TensixCore* c = core(noc);
-  if (!c) {
-    error = "no functional worker at NOC " + toString(noc);
+  if (!c || !coprocessor(noc)) {
+    error = c ? "core '" + c->name() + "' is an ethernet core: it runs no kernel" : "no functional worker at NOC " + toString(noc);
     return false;
   }
   static const char* const kFiles[c::kThreadCount] = {"unpack.elf", "math.elf", "pack.elf"};
@@ -154,8 +178,7 @@ bool Chip::loadBlobWords(CoreCoord noc, std::span<const uint32_t> words, std::st
   return loadOverlayWords(*c, words, error);
 }
 
-ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
-  ChipRunResult result;
+struct Chip::Run {
   struct Used {
     CoreCoord noc;
     TensixCore* core = nullptr;
@@ -166,14 +189,51 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
     uint64_t start = 0;     // the harts' first slice (options.startCycles)
     CoreRunResult harts;
   };
-  const uint64_t slice = std::max<uint64_t>(1, options.sliceCycles);
+  ChipRunOptions options;
+  uint64_t slice = 1;
   std::vector<Used> used;
-  auto fail = [&](const std::string& category, const std::string& coreName, const std::string& message) {
-    result.stop = ChipStop::Fault;
-    result.faultCategory = category;
-    result.faultCore = coreName;
-    result.message = message;
-  };
+  RunOptions coreOptions;
+  ChipRunResult result;
+  bool reported = false;
+};
+
+void Chip::fail(const std::string& category, const std::string& coreName, const std::string& message) {
+  ChipRunResult& result = run_->result;
+  result.stop = ChipStop::Fault;
+  result.faultCategory = category;
+  result.faultCore = coreName;
+  result.message = message;
+}
+
+void Chip::reportCores(CoreStop snapshotStop) {
+  ChipRunResult& result = run_->result;
+  if (run_->reported) return;
+  run_->reported = true;
+  for (Run::Used& u : run_->used) {
+    CoreEpochReport rep;
+    rep.noc = u.noc;
+    rep.name = u.core->name();
+    rep.kernel = u.kernel;
+    rep.blob = u.blob;
+    rep.streams = u.streams;
+    rep.harts = u.kernel && u.finished ? u.harts : u.core->snapshot(snapshotStop);
+    rep.cycles = std::max(u.kernel ? rep.harts.cycles : 0, engine_->lastActivity(u.noc));
+    if (const Coprocessor* cop = coprocessor(u.noc)) rep.cop = cop->counters();
+    result.cycles = std::max(result.cycles, rep.cycles);
+    result.cores.push_back(std::move(rep));
+  }
+  result.cycles = std::max(result.cycles, engine_->lastActivity());
+  result.streams = engine_->counters();
+  result.ethLinks = engine_->ethLinks();
+}
+
+bool Chip::startRun(const ChipRunOptions& options) {
+  run_ = std::make_unique<Run>();
+  run_->options = options;
+  run_->result.chip = id_;
+  ChipRunResult& result = run_->result;
+  const uint64_t slice = run_->slice = std::max<uint64_t>(1, options.sliceCycles);
+  std::vector<Run::Used>& used = run_->used;
 
   // --- Firmware: epoch start on every core with a blob or a program.
   for (int y = 0; y < soc_.gridY && result.message.empty(); ++y)
@@ -181,7 +241,7 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
       const auto& w = workers_[static_cast<size_t>(y) * soc_.gridX + x];
       if (!w) continue;
       TensixCore& core = *w->core;
-      Used u;
+      Run::Used u;
       u.noc = CoreCoord{x, y};
       u.core = &core;
       for (uint32_t t = 0; t < c::kThreadCount; ++t) u.kernel |= core.loaded(static_cast<Thread>(t));
@@ -198,6 +258,12 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
           fail("bad-blob", core.name(),
                "core '" + core.name() + "': the blob in its L1 is for core " + std::to_string(b->x) + "-" +
                    std::to_string(b->y) + " (x-y), not " + toString(u.noc));
+          break;
+        }
+        if (b->chip != id_) {
+          fail("bad-blob", core.name(),
+               "core '" + core.name() + "': the blob in its L1 is for chip " + std::to_string(b->chip) +
+                   ", not chip " + std::to_string(id_));
           break;
         }
         if (!writeOperandTableFromBlob(core, *b, error)) {
@@ -221,125 +287,135 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
       }
       used.push_back(std::move(u));
     }
+  if (result.stop == ChipStop::Fault) return false;
 
-  auto reportCores = [&](CoreStop snapshotStop) {
-    for (Used& u : used) {
-      CoreEpochReport rep;
-      rep.noc = u.noc;
-      rep.name = u.core->name();
-      rep.kernel = u.kernel;
-      rep.blob = u.blob;
-      rep.streams = u.streams;
-      rep.harts = u.kernel && u.finished ? u.harts : u.core->snapshot(snapshotStop);
-      rep.cycles = std::max(u.kernel ? rep.harts.cycles : 0, engine_->lastActivity(u.noc));
-      if (const Coprocessor* cop = coprocessor(u.noc)) rep.cop = cop->counters();
-      result.cycles = std::max(result.cycles, rep.cycles);
-      result.cores.push_back(std::move(rep));
-    }
-    result.cycles = std::max(result.cycles, engine_->lastActivity());
-    result.streams = engine_->counters();
-  };
-  if (result.stop == ChipStop::Fault) {
-    reportCores(CoreStop::Fault);
-    return result;
-  }
-
-  // --- Prologue, then the rounds.
+  // --- Prologue.
   engine_->start(0);
   result.prologueCycles = engine_->runPrologue(0);
   if (const auto& f = engine_->fault()) {
     fail(f->category, f->core, f->message);
-    reportCores(CoreStop::Fault);
-    return result;
+    return false;
   }
-  RunOptions coreOptions;
-  coreOptions.sliceCycles = slice;
-  coreOptions.maxCycles = ~uint64_t{0};
-  coreOptions.hangSlices = ~uint32_t{0};
+  run_->coreOptions.sliceCycles = slice;
+  run_->coreOptions.maxCycles = ~uint64_t{0};
+  run_->coreOptions.hangSlices = ~uint32_t{0};
+  return true;
+}
 
+Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
+  Round round;
+  for (Run::Used& u : run_->used) {
+    if (u.finished) continue;
+    if (u.start > now) {  // still reading its binaries: a known future event, not a hang
+      round.hartsRunning = true;
+      round.progress = true;
+      continue;
+    }
+    std::optional<CoreRunResult> r = u.core->step(run_->coreOptions, true);
+    round.progress |= u.core->lastStepProgressed();
+    if (!r) {
+      round.hartsRunning = true;
+      continue;
+    }
+    if (r->stop == CoreStop::Fault) {
+      fail(r->fault ? r->fault->category : "fault", u.core->name(), r->message);
+      u.finished = true;
+      u.harts = std::move(*r);
+      round.fault = true;
+      return round;
+    }
+    u.finished = true;
+    u.harts = std::move(*r);
+    engine_->kernelFinished(u.noc, u.harts.cycles);  // firmware epilogue: gradient accumulators back to DRAM
+  }
+  round.progress |= engine_->advance(until);
+  if (const auto& f = engine_->fault()) {
+    fail(f->category, f->core, f->message);
+    round.fault = true;
+    return round;
+  }
+  const bool allFinished =
+      std::all_of(run_->used.begin(), run_->used.end(), [](const Run::Used& u) { return u.finished; });
+  round.done = allFinished && engine_->done();
+  return round;
+}
+
+ChipRunResult Chip::finishRun(ChipStop stop, uint64_t now) {
+  ChipRunResult& result = run_->result;
+  switch (stop) {
+  case ChipStop::Fault:
+    reportCores(CoreStop::Fault);
+    break;
+  case ChipStop::Hang:
+  case ChipStop::CycleLimit: {
+    const bool hang = stop == ChipStop::Hang;
+    result.stop = stop;
+    result.waitingStreams = engine_->waitingReport();
+    reportCores(hang ? CoreStop::Hang : CoreStop::CycleLimit);
+    result.message = hang ? "chip: hang at cycle " + std::to_string(now) + ": no core or stream can make progress"
+                          : "chip: cycle limit reached at cycle " + std::to_string(now);
+    result.message += waitingText(result, "  ");
+    break;
+  }
+  case ChipStop::Done:
+    // --- Epilogue: the DRAM pointers are already final (the streams moved them).
+    reportCores(CoreStop::Done);
+    result.stop = ChipStop::Done;
+    result.message = "chip: epoch done at cycle " + std::to_string(result.cycles) + " (" +
+                     std::to_string(result.streams.tilesMoved()) + " tile transfers)";
+    for (const CoreEpochReport& c : result.cores)
+      for (const HartReport& h : c.harts.harts)
+        if (c.kernel && h.state == HartState::Done && h.exitCode != 0)
+          result.message += "\n  core '" + c.name + "' " + threadLabel(h.thread) + " exited with code " +
+                            std::to_string(h.exitCode);
+    break;
+  }
+  ChipRunResult out = std::move(result);
+  run_.reset();
+  return out;
+}
+
+ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
+  if (!startRun(options)) return finishRun(ChipStop::Fault, 0);
+  const uint64_t slice = std::max<uint64_t>(1, options.sliceCycles);
   uint64_t now = 0;
   uint32_t idle = 0;
   for (;;) {
     const uint64_t until = now + slice;
-    bool progress = false;
-    bool hartsRunning = false;
-    for (Used& u : used) {
-      if (u.finished) continue;
-      if (u.start > now) {  // still reading its binaries: a known future event, not a hang
-        hartsRunning = true;
-        progress = true;
-        continue;
-      }
-      std::optional<CoreRunResult> r = u.core->step(coreOptions, true);
-      progress |= u.core->lastStepProgressed();
-      if (!r) {
-        hartsRunning = true;
-        continue;
-      }
-      if (r->stop == CoreStop::Fault) {
-        fail(r->fault ? r->fault->category : "fault", u.core->name(), r->message);
-        u.finished = true;
-        u.harts = std::move(*r);
-        reportCores(CoreStop::Fault);
-        return result;
-      }
-      u.finished = true;
-      u.harts = std::move(*r);
-      engine_->kernelFinished(u.noc, u.harts.cycles);  // firmware epilogue: gradient accumulators back to DRAM
-    }
-    progress |= engine_->advance(until);
-    if (const auto& f = engine_->fault()) {
-      fail(f->category, f->core, f->message);
-      reportCores(CoreStop::Fault);
-      return result;
-    }
+    const Round round = runRound(now, until);
+    if (round.fault) return finishRun(ChipStop::Fault, until);
     now = until;
-    const bool allFinished = std::all_of(used.begin(), used.end(), [](const Used& u) { return u.finished; });
-    if (allFinished && engine_->done()) break;
-    if (!progress && !engine_->busy()) ++idle;
+    if (round.done) break;
+    if (!round.progress && !engine_->busy()) ++idle;
     else idle = 0;
-    if (idle >= std::max<uint32_t>(1, options.hangRounds) || now >= options.maxCycles) {
-      const bool hang = idle >= std::max<uint32_t>(1, options.hangRounds);
-      result.stop = hang ? ChipStop::Hang : ChipStop::CycleLimit;
-      result.waitingStreams = engine_->waitingReport();
-      reportCores(hang ? CoreStop::Hang : CoreStop::CycleLimit);
-      result.message = hang ? "chip: hang at cycle " + std::to_string(now) + ": no core or stream can make progress"
-                            : "chip: cycle limit reached at cycle " + std::to_string(now);
-      if (!result.waitingStreams.empty()) {
-        result.message += "\n  waiting streams:";
-        for (const std::string& s : result.waitingStreams) result.message += "\n    " + s;
-      }
-      bool header = false;
-      for (const CoreEpochReport& c : result.cores) {
-        if (!c.kernel) continue;
-        bool waiting = false;
-        for (const HartReport& h : c.harts.harts)
-          waiting |= h.state != HartState::Absent && h.state != HartState::Done;
-        if (!waiting) continue;
-        if (!header) result.message += "\n  waiting threads:";
-        header = true;
-        result.message += "\n    core '" + c.name + "':" + threadLines(c.harts, "      ");
-      }
-      return result;
-    }
+    if (idle >= std::max<uint32_t>(1, options.hangRounds) || now >= options.maxCycles)
+      return finishRun(idle >= std::max<uint32_t>(1, options.hangRounds) ? ChipStop::Hang : ChipStop::CycleLimit, now);
     // Only streams left and nothing for them to do until a later cycle: skip there.
-    if (!hartsRunning && !progress) {
+    if (!round.hartsRunning && !round.progress) {
       if (std::optional<uint64_t> wake = engine_->nextWakeTime(); wake && *wake > now)
         now = std::min(options.maxCycles, *wake / slice * slice);
     }
   }
+  return finishRun(ChipStop::Done, now);
+}
 
-  // --- Epilogue: the DRAM pointers are already final (the streams moved them).
-  reportCores(CoreStop::Done);
-  result.stop = ChipStop::Done;
-  result.message = "chip: epoch done at cycle " + std::to_string(result.cycles) + " (" +
-                   std::to_string(result.streams.tilesMoved()) + " tile transfers)";
-  for (const CoreEpochReport& c : result.cores)
-    for (const HartReport& h : c.harts.harts)
-      if (c.kernel && h.state == HartState::Done && h.exitCode != 0)
-        result.message += "\n  core '" + c.name + "' " + threadLabel(h.thread) + " exited with code " +
-                          std::to_string(h.exitCode);
-  return result;
+std::string waitingText(const ChipRunResult& result, const std::string& indent) {
+  std::string s;
+  if (!result.waitingStreams.empty()) {
+    s += "\n" + indent + "waiting streams:";
+    for (const std::string& w : result.waitingStreams) s += "\n" + indent + "  " + w;
+  }
+  bool header = false;
+  for (const CoreEpochReport& c : result.cores) {
+    if (!c.kernel) continue;
+    bool waiting = false;
+    for (const HartReport& h : c.harts.harts) waiting |= h.state != HartState::Absent && h.state != HartState::Done;
+    if (!waiting) continue;
+    if (!header) s += "\n" + indent + "waiting threads:";
+    header = true;
+    s += "\n" + indent + "  core '" + c.name + "':" + threadLines(c.harts, indent + "    ");
+  }
+  return s;
 }
 
 }  // namespace tessera::sim

@@ -20,6 +20,7 @@
 #include "sim/coprocessor.hpp"
 #include "sim/coprocessor_port_adapter.hpp"
 #include "sim/dram.hpp"
+#include "sim/ethernet.hpp"
 #include "sim/noc.hpp"
 #include "sim/stream_engine.hpp"
 #include "sim/tensix_core.hpp"
@@ -63,6 +64,7 @@ struct CoreEpochReport {
 };
 
 struct ChipRunResult {
+  ChipId chip = 0;               // Chip::id()
   ChipStop stop = ChipStop::Done;
   uint64_t cycles = 0;           // epoch cycles: the last core's
   uint64_t prologueCycles = 0;   // DRAM time of the firmware's prologue loads (before cycle 0)
@@ -74,8 +76,13 @@ struct ChipRunResult {
   std::vector<std::string> waitingStreams;  // Hang/CycleLimit: one line per unfinished stream
   StreamCounters streams;
   std::string message;           // summary; for hangs and limits every waiting stream and thread
+  std::vector<EthLinkCounters> ethLinks;  // per ethernet channel, its sending side (empty: no ethernet)
   bool ok() const;               // Done and every exit code 0
 };
+
+// The "waiting streams:" and "waiting threads:" lines of a hang or cycle
+// limit report (empty when nothing waits), each line starting with `indent`.
+std::string waitingText(const ChipRunResult& result, const std::string& indent);
 
 class Chip {
 public:
@@ -96,9 +103,20 @@ public:
   StreamEngine& streams() { return *engine_; }
   const DataMovementModel& model() const { return model_; }
 
-  // The worker at NOC coordinate `noc`, created on first use (named "x-y");
-  // nullptr when `noc` is not a functional worker of the descriptor.
+  // Which chip of a cluster this is: stream names carry it and every blob
+  // must say it (0 for a chip on its own).
+  ChipId id() const { return id_; }
+  void setId(ChipId id) { id_ = id; }
+  // Joins the chip to a cluster (sim::Cluster): its ethernet cores and what
+  // their links reach; streams naming another chip then go over them.
+  void setEthernet(const EthPorts& ports);
+
+  // The worker at NOC coordinate `noc`, created on first use (named "x-y"),
+  // or the ethernet core there (named "eth<channel>@x-y": an L1 of the
+  // descriptor's eth_l1_size, streams, no harts and no coprocessor);
+  // nullptr when `noc` is neither.
   TensixCore* core(CoreCoord noc);
+  bool isEthernetCore(CoreCoord noc) const;
   const TensixCore* findCore(CoreCoord noc) const;  // nullptr when not created
   Coprocessor* coprocessor(CoreCoord noc);
   // Reports say "core '<name>'".
@@ -119,9 +137,27 @@ public:
   // info, stream configuration), the prologue, the rounds, the epilogue.
   ChipRunResult runEpoch(const ChipRunOptions& options = {});
 
+  // runEpoch in steps, for sim::Cluster (runEpoch is exactly these in a loop):
+  // startRun does the firmware's epoch start and the prologue (false: a
+  // fault, finishRun reports it); runRound runs cycles [now, until) (every
+  // running core one slice, then the streams); finishRun makes the report.
+  struct Round {
+    bool progress = false;      // a hart or a stream moved
+    bool hartsRunning = false;  // a core's harts have not finished (or not started)
+    bool fault = false;
+    bool done = false;          // every hart finished and every stream done
+  };
+  bool startRun(const ChipRunOptions& options);
+  Round runRound(uint64_t now, uint64_t until);
+  ChipRunResult finishRun(ChipStop stop, uint64_t now);
+  bool streamsBusy() const { return engine_->busy(); }
+
 private:
   struct Worker;
+  struct Run;
   Worker* worker(CoreCoord noc);
+  void fail(const std::string& category, const std::string& coreName, const std::string& message);
+  void reportCores(CoreStop snapshotStop);
 
   SocDescriptor soc_;
   DataMovementModel model_;
@@ -129,6 +165,8 @@ private:
   Dram host_;
   std::unique_ptr<StreamEngine> engine_;
   std::vector<std::unique_ptr<Worker>> workers_;  // by y * gridX + x
+  ChipId id_ = 0;
+  std::unique_ptr<Run> run_;  // the epoch being run (startRun .. finishRun)
 };
 
 }  // namespace tessera::sim

@@ -3,6 +3,7 @@
 #include "formats/formats.hpp"
 #include "device/device_contract.h"
 #include "sim/binaries_cache.hpp"
+#include "sim/cluster.hpp"
 #include "sim/firmware.hpp"
 #include "sim/noc.hpp"
 
@@ -13,8 +14,12 @@
 
 namespace tessera::sim {
 
-ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
-  chip.beginEpoch();
+namespace {
+
+// Loads every core of `run` onto `chip` (begun) and works out the options of
+// its run: nullopt when ready, else the load failure as a result.
+std::optional<ChipRunResult> prepareEpoch(Chip& chip, const EpochRun& run, ChipRunOptions& options,
+                                          uint64_t& binariesCycles, uint64_t& binariesBytes) {
   auto loadFailure = [&](const EpochCore& ec, const std::string& message) {
     ChipRunResult r;
     r.stop = ChipStop::Fault;
@@ -24,16 +29,18 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
     r.message = message;
     return r;
   };
-  ChipRunOptions options = run.options;
+  options = run.options;
   std::optional<BinariesLayout> layout;
   std::optional<contract::EpochCommand> first;  // the first core's command: the epoch all must run
   std::string firstCore;
   std::vector<uint64_t> channelBusy;            // binaries reads queued on each channel
-  uint64_t binariesBytes = 0, binariesCycles = 0;
+  binariesBytes = 0;
+  binariesCycles = 0;
   for (const EpochCore& ec : run.cores) {
     TensixCore* core = chip.core(ec.noc);
     if (!core) return loadFailure(ec, "core " + toString(ec.noc) + ": not a functional worker of " + chip.soc().name);
-    core->setName(ec.name.empty() ? toString(ec.noc) : ec.name);
+    if (!ec.name.empty()) core->setName(ec.name);
+    else if (!chip.isEthernetCore(ec.noc)) core->setName(toString(ec.noc));  // an ethernet core keeps "eth<k>@x-y"
     std::string error;
     if (ec.fromEpochCommand) {
       if (!layout && !(layout = BinariesLayout::forSoc(chip.soc(), error))) return loadFailure(ec, error);
@@ -110,9 +117,58 @@ ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
     options.epoch.epochId = first->epochId;
     options.epoch.inputCount = first->inputCount;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ChipRunResult runEpoch(Chip& chip, const EpochRun& run) {
+  chip.beginEpoch();
+  ChipRunOptions options;
+  uint64_t binariesCycles = 0, binariesBytes = 0;
+  if (std::optional<ChipRunResult> failed = prepareEpoch(chip, run, options, binariesCycles, binariesBytes))
+    return std::move(*failed);
   ChipRunResult result = chip.runEpoch(options);
   result.binariesCycles = binariesCycles;
   result.binariesReadBytes = binariesBytes;
+  return result;
+}
+
+ClusterRunResult runClusterEpoch(Cluster& cluster, const std::map<ChipId, EpochRun>& runs, unsigned jobs) {
+  cluster.beginEpoch();
+  ClusterRunOptions options;
+  options.jobs = jobs;
+  std::map<ChipId, std::pair<uint64_t, uint64_t>> binaries;  // cycles, bytes
+  for (const auto& [id, run] : runs) {
+    if (!cluster.descriptor().hasChip(id)) {
+      ClusterRunResult r;
+      r.stop = ChipStop::Fault;
+      r.faultChip = id;
+      r.faultCategory = "load";
+      r.message = "chip " + std::to_string(id) + ": the cluster '" + cluster.descriptor().name + "' has no such chip";
+      return r;
+    }
+    ChipRunOptions& o = options.perChip[id];
+    auto& [cycles, bytes] = binaries[id];
+    if (std::optional<ChipRunResult> failed = prepareEpoch(cluster.chip(id), run, o, cycles, bytes)) {
+      ClusterRunResult r;
+      r.stop = ChipStop::Fault;
+      r.faultChip = id;
+      r.faultCategory = failed->faultCategory;
+      r.faultCore = failed->faultCore;
+      r.message = "chip " + std::to_string(id) + ": " + failed->message;
+      failed->chip = id;
+      r.chips.push_back(std::move(*failed));
+      return r;
+    }
+  }
+  if (!runs.empty()) options.defaults = runs.begin()->second.options;
+  ClusterRunResult result = cluster.runEpoch(options);
+  for (ChipRunResult& r : result.chips)
+    if (auto it = binaries.find(r.chip); it != binaries.end()) {
+      r.binariesCycles = it->second.first;
+      r.binariesReadBytes = it->second.second;
+    }
   return result;
 }
 

@@ -8,8 +8,10 @@
 #include "formats/blocking.hpp"
 #include "formats/tensor.hpp"
 #include "sim/chip.hpp"
+#include "sim/cluster.hpp"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,6 +44,11 @@ struct EpochRun {
 // cores sharing a channel queue on it (the DRAM timing of the stream engine's
 // model: bandwidth, latency, NOC hops from the channel to the core).
 ChipRunResult runEpoch(Chip& chip, const EpochRun& run);
+
+// The same for every chip of a cluster at once (sim::Cluster, `jobs`
+// threads): `runs` by chip id; chips without an entry run nothing. A load
+// failure on a chip stops before the epoch with stop = Fault naming the chip.
+ClusterRunResult runClusterEpoch(Cluster& cluster, const std::map<ChipId, EpochRun>& runs, unsigned jobs);
 
 // One buffer of a DRAM queue: where its header is.
 struct QueueBufferLoc {

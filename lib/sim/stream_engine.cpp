@@ -8,136 +8,16 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sim/stream_engine_state.hpp"
+
 namespace tessera::sim {
 
-namespace c = contract;
-using blob::StreamName;
-using blob::StreamPhase;
-
-namespace {
-
-bool isOperandStream(uint32_t id) { return id >= blob::kOperandStreamBase && id < blob::kOperandStreamEnd; }
-
-std::string coordText(CoreCoord cc) { return std::to_string(cc.x) + "-" + std::to_string(cc.y); }
-
-// The tile of the current period a windowed phase sends as its k-th msg:
-// one range from srcTileOffset, or the chunks of its chunk list in order.
-uint32_t periodTile(const StreamPhase& p, uint64_t k) {
-  if (p.srcChunkOffsets.empty()) return p.srcTileOffset + static_cast<uint32_t>(k);
-  return p.srcChunkOffsets[k / p.srcChunkTiles] + static_cast<uint32_t>(k % p.srcChunkTiles);
-}
-
-}  // namespace
+using namespace engine_detail;
 
 std::string streamNameText(const StreamName& n) {
   return "chip_" + std::to_string(n.chip) + "__y_" + std::to_string(n.y) + "__x_" + std::to_string(n.x) +
          "__stream_id_" + std::to_string(n.streamId);
 }
-
-// A stream's buffer: a ring of `slots` tiles of msgSize bytes at `base` in
-// its core's L1. Counters are free-running tile counts:
-//   reserved  slots handed to writers (a transfer into the ring has started)
-//   valid     tiles whose data has arrived (readable)
-//   sent      tiles the stream has sent on (remote receiver, DRAM output)
-//   freed     slots released for reuse
-// For an input operand the kernel frees (its ACKED counter; the engine adds
-// RECEIVED on every arrival); for an output operand the kernel writes (its
-// RECEIVED counter; the engine adds ACKED when a tile has left).
-struct StreamEngine::Ring {
-  uint32_t base = 0, msgSize = 0, slots = 0, bytes = 0;
-  TensixCore* core = nullptr;
-  CoreSlot* slot = nullptr;
-  int operand = -1;
-  bool kernelConsumes = false;
-  bool kernelProduces = false;
-  uint64_t reserved = 0, valid = 0, sent = 0, freed = 0;
-  uint64_t assigned = 0;     // tiles of phases entered so far
-  uint64_t lastArrival = 0;  // arrivals are delivered in slot order
-  uint64_t observed = 0;     // kernelProduces: packer pushes seen (slotTime set)
-  uint64_t periodBase = 0;   // windowed source: ring tile where the current period starts
-  // Windowed source: ring tiles up to which the phases so far asked for a
-  // release (src_freed_tiles, the whole period after its last phase), and up
-  // to which a release is scheduled. A release waits for the kernel to have
-  // written the tile: a phase may free tiles past the last one it sent.
-  uint64_t releaseAsked = 0, releaseScheduled = 0;
-  bool releasePending = false;  // in releasePending_
-  ProducerGroup* group = nullptr;  // kernelProduces: the streams sharing the packer's buffer
-  std::vector<uint64_t> slotTime;
-};
-
-// The streams sending one packer buffer (an output operand): the operand
-// stream and its fork streams (non-operand streams with source_endpoint
-// phases over the same buffer). Each keeps its own read and free pointers
-// (its Ring); the kernel's ACKED moves to the least of their freed counts, so
-// a slot is free for the packer only when every fork stream has sent it.
-struct StreamEngine::ProducerGroup {
-  size_t expected = 0;        // producing streams configured over the buffer
-  std::vector<Ring*> rings;   // created so far
-  uint64_t acked = 0;         // tiles acked to the kernel (ring counter)
-};
-
-struct StreamEngine::CoreSlot {
-  CoreCoord noc;
-  TensixCore* core = nullptr;
-  std::map<int, ProducerGroup> producers;  // by output operand
-  std::array<uint64_t, 2> portBusy{};  // per NOC: the sender port is free from this cycle
-  uint64_t lastActivity = 0;
-};
-
-struct StreamEngine::DramCursor {
-  uint64_t nocAddr = 0;
-  DramLocation loc;
-  bool reader = true;
-  bool ram = false;
-  uint32_t slots = 0;
-  uint32_t tilesPerEntry = 0;
-  uint32_t msgSize = 0;
-  uint64_t entryBytes = 0;
-  uint64_t entry = 0;     // slots moved past (reader) or written (writer)
-  uint32_t tile = 0;      // FIFO: tile within the current slot
-  uint32_t startPtr = 0;  // reader: pointer of the first slot (the rd pointer when it started)
-  bool stay = false;      // reader: every input reads the slot at startPtr, nothing is popped (header rd_stay)
-  uint32_t readPtr() const { return wrapPointer(uint64_t{startPtr} + (stay ? 0 : entry), slots); }
-  uint32_t totalReaders = 1;
-  uint64_t checked = ~uint64_t{0};  // reader: the last entry found written
-  uint32_t entryPtr = 0;  // writer: pointer of the entry being written
-};
-
-struct StreamEngine::Stream {
-  StreamName name;
-  CoreSlot* core = nullptr;
-  std::vector<StreamPhase> phases;
-  uint32_t iters = 1;
-  size_t phase = 0;
-  uint32_t iter = 0;
-  bool done = false;
-  bool entered = false;
-  bool fork = false;  // a fork stream: sends its output operand's buffer beside the operand stream
-  bool gradient = false;  // a gradient accumulator: the firmware loads and stores its ram cell
-  int operand = -1;
-  std::vector<std::unique_ptr<Ring>> rings;
-  Ring* ring = nullptr;
-  uint64_t first = 0;  // ring tiles [first, first + n) belong to the current phase
-  uint32_t n = 0;
-  uint32_t in = 0;      // tiles of this phase read from DRAM
-  uint32_t out = 0;     // tiles of this phase sent on or written to DRAM
-  uint64_t lastDepart = 0;  // windowed source: when the last tile of the phase left
-  uint32_t srcIdx = 0;  // remote source: the src entry whose tiles come next
-  std::vector<Stream*> dests;
-  std::vector<std::unique_ptr<DramCursor>> cursors;
-  DramCursor* cursor = nullptr;
-  uint64_t tilesIn = 0, tilesOut = 0;
-  std::string coreName() const { return core && core->core ? core->core->name() : coordText(core->noc); }
-};
-
-// A gradient accumulator's ram cell, loaded into the operand buffer by the
-// prologue and stored back by kernelFinished.
-struct StreamEngine::GradientCell {
-  Stream* stream = nullptr;
-  DramLocation loc;
-  uint64_t slotAddress = 0;  // the slot's first byte in the channel
-  bool stored = false;
-};
 
 StreamEngine::StreamEngine(const SocDescriptor& soc, Dram& dram, const DataMovementModel& model, Dram* host)
     : soc_(soc), dram_(dram), host_(host), model_(model) {
@@ -155,12 +35,13 @@ uint64_t StreamEngine::latencyOf(const DramLocation& loc) const {
 
 StreamEngine::~StreamEngine() = default;
 
-void StreamEngine::attachCore(CoreCoord noc, TensixCore& core) {
+void StreamEngine::attachCore(CoreCoord noc, TensixCore& core, bool ethernet) {
   if (noc.x < 0 || noc.y < 0 || noc.x >= soc_.gridX || noc.y >= soc_.gridY) return;
   auto& slot = cores_[static_cast<size_t>(noc.y) * soc_.gridX + noc.x];
   if (!slot) slot = std::make_unique<CoreSlot>();
   slot->noc = noc;
   slot->core = &core;
+  slot->ethernet = ethernet;
 }
 
 StreamEngine::CoreSlot* StreamEngine::coreAt(uint32_t x, uint32_t y) {
@@ -193,6 +74,10 @@ void StreamEngine::clear() {
   lastActivity_ = 0;
   counters_ = {};
   fault_.reset();
+  ethTxBusy_.assign(eth_ ? eth_->cores.size() : 0, 0);
+  ethLinks_.assign(eth_ ? eth_->cores.size() : 0, EthLinkCounters{});
+  outbox_.clear();
+  ethSeq_ = 0;
 }
 
 size_t StreamEngine::streamCount() const { return streams_.size(); }
@@ -219,6 +104,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   }
   const std::string cname = cs->core->name();
   const uint64_t l1End = cs->core->l1().size();
+  // An ethernet core's buffers start higher (its firmware's area below; device_contract.h).
+  const uint32_t dataBase = cs->ethernet ? c::kEthDataBufferBase : c::kDataBufferBase;
   auto fail = [&](const std::string& category, const blob::Stream& s, const std::string& what) {
     fault = {category, cname, "core '" + cname + "': stream " + std::to_string(s.name.streamId) + ": " + what};
     return false;
@@ -228,7 +115,7 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   // buffer) sends from that buffer too, with its own read pointer.
   std::map<uint32_t, int> packerBuffers;  // buf_addr -> output operand
   for (const blob::Stream& bs : b.streams)
-    if (isOperandStream(bs.name.streamId))
+    if (isOperandStream(bs.name.streamId) && !cs->ethernet)
       for (const StreamPhase& p : bs.phases)
         if (p.sourceEndpoint && !p.localReceiver && !p.intermediate)
           packerBuffers.emplace(p.bufAddr, static_cast<int>(bs.name.streamId - blob::kOperandStreamBase));
@@ -236,6 +123,9 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
   for (const blob::Stream& bs : b.streams) {
     const uint32_t id = bs.name.streamId;
     if (id >= blob::kStreamsPerCore) return fail("bad-stream-config", bs, "stream id out of range (0-63)");
+    if (cs->ethernet && id >= c::kEthStreamsPerCore)
+      return fail("bad-stream-config", bs, "an ethernet core has " + std::to_string(c::kEthStreamsPerCore) + " streams (0-" +
+                                               std::to_string(c::kEthStreamsPerCore - 1) + ")");
     if (bs.name.x != b.x || bs.name.y != b.y)
       return fail("bad-stream-config", bs,
                   "named " + streamNameText(bs.name) + " but found in the blob of core " + coreText);
@@ -246,7 +136,8 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     s->name = bs.name;
     s->core = cs;
     s->phases = bs.phases;
-    s->operand = isOperandStream(id) ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
+    // An ethernet core runs no kernel: its streams are never operands.
+    s->operand = isOperandStream(id) && !cs->ethernet ? static_cast<int>(id - blob::kOperandStreamBase) : -1;
     if (s->operand < 0 && !s->phases.empty()) {
       const auto it = packerBuffers.find(s->phases.front().bufAddr);
       if (it != packerBuffers.end()) {
@@ -287,10 +178,10 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
         return fail("bad-stream-config", bs,
                     ph + "buf_size " + std::to_string(p.bufSize) + " is not a positive multiple of msg_size " +
                         std::to_string(p.msgSize));
-      if (p.bufAddr < c::kDataBufferBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
+      if (p.bufAddr < dataBase || uint64_t{p.bufAddr} + p.bufSize > l1End)
         return fail("l1-overflow", bs,
                     ph + "buffer [" + support::hexLiteral(p.bufAddr) + ", " + support::hexLiteral(uint64_t{p.bufAddr} + p.bufSize) +
-                        ") is outside the data buffer area of L1 [" + support::hexLiteral(c::kDataBufferBase) + ", " + support::hexLiteral(l1End) +
+                        ") is outside the data buffer area of L1 [" + support::hexLiteral(dataBase) + ", " + support::hexLiteral(l1End) +
                         ")");
       if (s->operand >= 0 && i > 0) {
         const StreamPhase& f = s->phases.front();
@@ -378,6 +269,7 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
     } else if (produces && s->operand >= 0) {
       ++cs->producers[s->operand].expected;
     }
+    if (eth_ && !configureEthernet(*s, cname, fault)) return false;
     added.push_back(std::move(s));
   }
   for (auto& s : added) {
@@ -439,6 +331,7 @@ StreamEngine::Ring* StreamEngine::ringFor(Stream& s, const StreamPhase& p) {
     r->observed = r->freed;
   }
   r->slotTime.assign(r->slots, 0);
+  if (s.ethRx) r->ethReceiver = &s;
   s.rings.push_back(std::move(r));
   return s.rings.back().get();
 }
@@ -504,8 +397,12 @@ bool StreamEngine::enterPhase(Stream& s) {
   s.in = s.out = 0;
   s.lastDepart = 0;
   s.dests.clear();
+  s.ethDest = nullptr;
   if (p.remoteReceiver)
     for (const StreamName& d : p.dest) s.dests.push_back(find(d));
+  if (p.remoteReceiver && p.dest.size() == 1 && isRemote(p.dest[0]))
+    for (auto& tx : s.ethTx)
+      if (tx->to == p.dest[0]) s.ethDest = tx.get();
   s.cursor = nullptr;
   if (p.dramInput || p.dramOutput) {
     s.cursor = cursorFor(s, p);
@@ -600,6 +497,7 @@ bool StreamEngine::deliverDue(uint64_t until) {
       if (r.kernelConsumes) r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
     } else {
       ++r.freed;
+      if (r.ethReceiver) returnCredit(r, e.time);
       if (r.kernelProduces) {
         // The packer gets a slot back once every stream over its buffer has freed it.
         ProducerGroup* g = r.group;
@@ -703,6 +601,7 @@ bool StreamEngine::destAccepts(const Stream& s, const Stream* d) const {
 }
 
 bool StreamEngine::stepSend(Stream& s, uint64_t until) {
+  if (s.ethDest) return stepEthSend(s, until);
   Ring& r = *s.ring;
   const StreamPhase& p = s.phases[s.phase];
   const bool windowed = p.sourceEndpoint && p.srcPeriodTiles > 0;
@@ -865,6 +764,7 @@ bool StreamEngine::step(Stream& s, uint64_t until) {
     }
     const StreamPhase& p = s.phases[s.phase];
     if (p.dramInput) moved |= stepDramRead(s, until);
+    else if (s.ethRx) moved |= stepEthReceive(s, until);
     if (fault_) return true;
     if (p.remoteReceiver) moved |= stepSend(s, until);
     else if (p.dramOutput) moved |= stepDramWrite(s, until);
@@ -1094,7 +994,9 @@ std::string StreamEngine::waitReason(const Stream& s) const {
       why.push_back("data: the packer to push " + opText + " (" + std::to_string(s.out) + " of " +
                     std::to_string(s.n) + " tiles of this phase pushed; " + counters() + ")");
   }
-  if (p.remoteSource && r.reserved < end) {
+  if (s.ethRx || s.ethDest)
+    if (std::string w = ethWaitReason(s); !w.empty()) why.push_back(w);
+  if (p.remoteSource && r.reserved < end && !s.ethRx) {
     const uint64_t got = r.reserved - std::min(r.reserved, s.first);
     if (ringFree(r) == 0) {
       if (!p.localReceiver)
@@ -1127,7 +1029,7 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   // Destination side.
   if (p.localReceiver && valid < end && ringFree(r) == 0)
     why.push_back("the kernel to pop " + opText + " (buffer full: " + counters() + ")");
-  if (p.remoteReceiver && sending && next < valid) {
+  if (p.remoteReceiver && sending && next < valid && !s.ethDest) {
     for (size_t i = 0; i < s.dests.size(); ++i) {
       const Stream* d = s.dests[i];
       const std::string dn = streamNameText(p.dest[i]);

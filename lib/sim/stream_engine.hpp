@@ -20,8 +20,10 @@
 #include "blob/blob_model.hpp"
 #include "device/soc_descriptor.hpp"
 #include "sim/dram.hpp"
+#include "sim/ethernet.hpp"
 #include "sim/noc.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -54,7 +56,9 @@ struct StreamCounters {
   uint64_t dramWriteBytes = 0;
   uint64_t prologueTiles = 0;     // tiles the firmware preloaded (part of dramReadTiles)
   uint64_t epilogueTiles = 0;     // gradient accumulator tiles stored back after the kernel (part of dramWriteTiles)
-  uint64_t tilesMoved() const { return nocTiles + dramReadTiles + dramWriteTiles; }
+  uint64_t ethTiles = 0;          // tiles sent over ethernet links to other chips
+  uint64_t ethBytes = 0;
+  uint64_t tilesMoved() const { return nocTiles + dramReadTiles + dramWriteTiles + ethTiles; }
 };
 
 // One stream's position, for tests and reports.
@@ -65,6 +69,27 @@ struct StreamStatus {
   bool done = false;
   uint64_t tilesIn = 0;      // tiles that entered its buffer (received, read, pushed by the packer)
   uint64_t tilesOut = 0;     // tiles that left it (sent, written to DRAM, delivered to the kernel)
+};
+
+// One ethernet channel's sending direction over an epoch.
+struct EthLinkCounters {
+  uint64_t tiles = 0;
+  uint64_t bytes = 0;
+  uint64_t busyCycles = 0;  // cycles the link carried this chip's tiles (utilisation = busy / epoch cycles)
+};
+
+// The handshake of one chip before an epoch (sim::Cluster checks the pairs
+// and hands every chip the receivers of all: docs/device-model.md "Cluster").
+struct EthSenderInfo {
+  blob::StreamName sender;
+  blob::StreamName receiver;
+  uint32_t chan = 0;   // the sender's channel
+  EthEndpoint peer;    // the other end of its link
+  uint32_t msgSize = 0;
+};
+struct EthSetup {
+  std::vector<EthReceiverInfo> receivers;
+  std::vector<EthSenderInfo> senders;
 };
 
 class StreamEngine {
@@ -78,7 +103,9 @@ public:
 
   // The worker at NOC coordinate `noc`: its L1 holds the buffers, its tile
   // counters are the operand streams' counters. Not owned.
-  void attachCore(CoreCoord noc, TensixCore& core);
+  // `ethernet`: an ethernet core (no kernel: no operand streams; 32 streams;
+  // buffers from contract::kEthDataBufferBase).
+  void attachCore(CoreCoord noc, TensixCore& core, bool ethernet = false);
   // Forgets every stream, transfer and resource booking (a new epoch); the
   // attached cores stay.
   void clear();
@@ -131,6 +158,30 @@ public:
   std::optional<StreamStatus> status(const blob::StreamName& name) const;
   size_t streamCount() const;
 
+  // --- Ethernet: this chip in a cluster (stream_engine_eth.cpp) ---
+  // The chip's id and ethernet ports. Without them (a single chip) a stream
+  // named on another chip is one this chip does not have. With them, a phase
+  // whose dest (remote_receiver) or src (remote_source) is a stream on
+  // another chip sends or receives over the link of its core, which must be
+  // an ethernet core joined to that chip (configure checks it).
+  void setEthernet(const EthPorts& ports);
+  const std::optional<EthPorts>& ethernet() const { return eth_; }
+  // After every core is configured: the streams that send or receive over a link.
+  EthSetup ethSetup() const;
+  // Every receiver of the cluster (all chips' ethSetup().receivers, checked):
+  // each sender of this chip starts with its receiver's slots as credits.
+  void connectEthernet(const std::vector<EthReceiverInfo>& receivers);
+  // The packets sent since the last call, in send order.
+  std::vector<EthPacket> takePackets();
+  // Packets for this chip, in delivery order (ethDeliveryOrder), between
+  // rounds: none may arrive before the next round starts. A packet for a
+  // stream this chip does not have is a bad-stream-config fault.
+  void receivePackets(std::vector<EthPacket>& packets);
+  // The cluster skipped idle rounds: transfers start no earlier than `now`.
+  void skipTo(uint64_t now) { now_ = std::max(now_, now); }
+  // Per channel (this chip's sending side), this epoch.
+  const std::vector<EthLinkCounters>& ethLinks() const { return ethLinks_; }
+
 private:
   struct Ring;
   struct ProducerGroup;
@@ -138,6 +189,8 @@ private:
   struct CoreSlot;
   struct DramCursor;
   struct GradientCell;
+  struct EthTx;
+  struct EthRx;
   struct Event {
     uint64_t time = 0;
     uint64_t seq = 0;
@@ -175,6 +228,12 @@ private:
   uint64_t latencyOf(const DramLocation& loc) const;
   void moveReaderPast(Stream& s, DramCursor& cur);  // the reader leaves its current slot
   bool readerSlotWritten(DramCursor& cur);
+  bool isRemote(const blob::StreamName& n) const { return eth_ && n.chip != eth_->chip; }
+  bool configureEthernet(Stream& s, const std::string& coreName, StreamFault& fault);
+  bool stepEthSend(Stream& s, uint64_t until);
+  bool stepEthReceive(Stream& s, uint64_t until);
+  void returnCredit(Ring& r, uint64_t time);
+  std::string ethWaitReason(const Stream& s) const;
   std::string describe(const Stream& s) const;
   std::string waitReason(const Stream& s) const;
   uint64_t ringValid(const Ring& r) const;
@@ -203,6 +262,11 @@ private:
   uint64_t lastActivity_ = 0;
   StreamCounters counters_;
   std::optional<StreamFault> fault_;
+  std::optional<EthPorts> eth_;
+  std::vector<uint64_t> ethTxBusy_;      // per channel: the link's sending side is free from this cycle
+  std::vector<EthLinkCounters> ethLinks_;
+  std::vector<EthPacket> outbox_;
+  uint64_t ethSeq_ = 0;
 };
 
 }  // namespace tessera::sim

@@ -167,7 +167,7 @@ private:
 };
 
 TensixCore::TensixCore(const CoreConfig& config)
-    : config_(config), l1_(workerL1Size(config.arch), 0), mmio_(std::make_unique<Mmio>(*this)) {
+    : config_(config), l1_(config.l1Size ? config.l1Size : workerL1Size(config.arch), 0), mmio_(std::make_unique<Mmio>(*this)) {
   for (uint32_t t = 0; t < c::kThreadCount; ++t) {
     local_[t].assign(c::kLocalMemSize, 0);
     const Region code = codeRegion(static_cast<Thread>(t));

@@ -104,6 +104,7 @@ void writeEpochInfo(std::span<uint8_t> l1, const contract::EpochInfo& info);
 struct CoreConfig {
   Arch arch = Arch::Grayskull;
   std::string name = "core";  // reports say "core '<name>'"
+  uint32_t l1Size = 0;        // bytes; 0: the arch's worker L1 (an ethernet core has its own, smaller)
   CycleModel cycleModel{};
 };
 

@@ -13,4 +13,64 @@ unsigned defaultJobs() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+WorkerPool::WorkerPool(unsigned jobs) {
+  for (unsigned t = 1; t < std::max(1u, jobs); ++t) threads_.emplace_back([this] { work(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+// Calls are short (a simulated round): a waiting side first polls a little,
+// yielding, before it sleeps on the condition variable.
+constexpr int kPolls = 256;
+
+void WorkerPool::parallelFor(size_t n, const std::function<void(size_t)>& fn) {
+  if (threads_.empty() || n <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fn_ = &fn;
+    n_ = n;
+    next_ = 0;
+    busy_ = static_cast<unsigned>(threads_.size());
+    generation_.fetch_add(1);
+  }
+  wake_.notify_all();
+  for (size_t i = next_++; i < n; i = next_++) fn(i);
+  for (int p = 0; p < kPolls && busy_.load() != 0; ++p) std::this_thread::yield();
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return busy_.load() == 0; });
+  fn_ = nullptr;
+}
+
+void WorkerPool::work() {
+  uint64_t seen = 0;
+  for (;;) {
+    for (int p = 0; p < kPolls && generation_.load() == seen; ++p) std::this_thread::yield();
+    const std::function<void(size_t)>* fn = nullptr;
+    size_t n = 0;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
+      if (stop_) return;
+      seen = generation_.load();
+      fn = fn_;
+      n = n_;
+    }
+    for (size_t i = next_++; i < n; i = next_++) (*fn)(i);
+    if (busy_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      idle_.notify_one();
+    }
+  }
+}
+
 }  // namespace tessera

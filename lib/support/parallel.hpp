@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
 #include <cstddef>
 #include <ostream>
 #include <sstream>
@@ -32,6 +36,33 @@ void parallelFor(size_t n, unsigned jobs, Fn&& fn) {
   worker();
   for (std::thread& t : pool) t.join();
 }
+
+// parallelFor's threads kept for many short calls (the simulated cluster
+// runs every chip's round this way, thousands of rounds an epoch): the same
+// contract, without starting and joining threads per call. One caller at a
+// time.
+class WorkerPool {
+public:
+  explicit WorkerPool(unsigned jobs);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  unsigned jobs() const { return static_cast<unsigned>(threads_.size()) + 1; }
+  // Calls fn(i) once for every i in [0, n); returns when all have returned.
+  void parallelFor(size_t n, const std::function<void(size_t)>& fn);
+
+private:
+  void work();
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  const std::function<void(size_t)>* fn_ = nullptr;
+  size_t n_ = 0;
+  std::atomic<size_t> next_{0};
+  std::atomic<uint64_t> generation_{0};  // one per call
+  std::atomic<unsigned> busy_{0};        // workers still in the current call
+  bool stop_ = false;
+};
 
 // A tool run over several inputs: job(i, out, err) returns input i's exit
 // code and writes its stdout and stderr text; each input's text is printed

@@ -20,6 +20,10 @@ using tessera::loader::LoaderOptions;
 void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& targetHelp) {
   app.add_option("--target", opts.target, targetHelp)->type_name("<target>");
   app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists")->type_name("<arch>");
+  app.add_option("--cluster", opts.cluster,
+                 "Cluster descriptor (BUDA's format); default: the arch's topology for the netlist's highest "
+                 "target_device (docs/cluster.md)")
+      ->type_name("<cluster.yaml>");
   app.add_option("--program", opts.programs, "Run only this program (repeatable, in the order given); default: all, in order")
       ->type_name("<name>")
       ->allow_extra_args(false); // one value per flag: a netlist after it stays the positional

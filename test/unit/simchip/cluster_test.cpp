@@ -1,0 +1,453 @@
+// The simulated cluster (lib/sim/cluster.hpp): wormhole_b0 chips joined by
+// ethernet links, hand-built blobs on workers and ethernet cores, tiles
+// relayed from a packer on one chip to a core of another. Every moved tile is
+// compared byte for byte; cycles are worked out by hand from the NOC and
+// ethernet models; -j 1 and -j 2 must agree on every byte and cycle.
+#include "simchip_helpers.hpp"
+
+#include "sim/cluster.hpp"
+#include "sim/epoch_runner.hpp"
+#include "sim/noc.hpp"
+
+using namespace simchip;
+
+namespace {
+
+const SocDescriptor& wormhole() {
+  static const SocDescriptor soc = loadBundledDescriptor("wormhole_b0_8x10");
+  return soc;
+}
+
+// wormhole_b0 ethernet channels (the descriptor's `eth:` order).
+constexpr CoreCoord kEth0{9, 0}, kEth1{1, 0}, kEth8{9, 6}, kEth9{1, 6};
+
+StreamName cname(ChipId chip, CoreCoord c, uint32_t id) {
+  return StreamName{chip, static_cast<uint32_t>(c.y), static_cast<uint32_t>(c.x), id};
+}
+
+// Chips 0..n-1 in a line, chip i's channel 8 (and 9) to chip i+1's channel 0 (and 1).
+ClusterDescriptor line(uint32_t chips, bool twoLinks = false) {
+  ClusterDescriptor d;
+  d.name = "test-line";
+  for (ChipId c = 0; c < chips; ++c) d.chips[c] = ChipLocation{int64_t(c), 0, 0, 0};
+  for (ChipId c = 0; c + 1 < chips; ++c) {
+    d.links.push_back(EthLink{EthEndpoint{c, 8}, EthEndpoint{c + 1, 0}, {}});
+    if (twoLinks) d.links.push_back(EthLink{EthEndpoint{c, 9}, EthEndpoint{c + 1, 1}, {}});
+  }
+  d.mmio = {0};
+  return d;
+}
+
+// The chip's id into the stream names, and the ethernet flags (blob layout
+// 5) on every phase whose dest or src is on another chip.
+void markChip(ChipId chip, std::vector<Stream>& streams) {
+  for (Stream& s : streams) {
+    s.name.chip = chip;
+    for (size_t i = 0; i < s.phases.size(); ++i) {
+      StreamPhase& p = s.phases[i];
+      p.phaseId = i;
+      for (const StreamName& d : p.dest) p.ethSender |= d.chip != chip;
+      for (const StreamName& n : p.src) p.ethReceiver |= n.chip != chip;
+    }
+  }
+}
+
+void loadChipBlob(Chip& chip, CoreCoord at, std::vector<Stream> streams) {
+  CoreBlob b;
+  b.chip = chip.id();
+  b.x = static_cast<uint32_t>(at.x);
+  b.y = static_cast<uint32_t>(at.y);
+  markChip(chip.id(), streams);
+  b.streams = std::move(streams);
+  INFO(blob::checkEncodable(b));
+  REQUIRE(blob::checkEncodable(b).empty());
+  std::string error;
+  INFO(error);
+  REQUIRE(chip.loadBlobWords(at, blob::encodeCoreBlob(b), error));
+}
+
+Stream streamAt(CoreCoord c, uint32_t id, std::vector<StreamPhase> phases) {
+  Stream s;
+  s.name = cname(0, c, id);
+  s.phases = std::move(phases);
+  return s;
+}
+
+void prePushOn(Chip& chip, CoreCoord at, uint32_t operand, uint32_t buf, uint32_t slots, std::vector<uint32_t> ids) {
+  TensixCore* core = chip.core(at);
+  REQUIRE(core);
+  uint32_t k = core->tilesReceived(operand);
+  for (uint32_t id : ids) {
+    const std::vector<uint8_t> t = patternTile(id);
+    std::memcpy(core->l1().data() + buf + (k % slots) * kTile, t.data(), t.size());
+    ++k;
+  }
+  core->addTilesReceived(operand, static_cast<uint32_t>(ids.size()));
+}
+
+std::span<const uint8_t> slotOn(Chip& chip, CoreCoord at, uint32_t buf, uint32_t slot) {
+  return std::span<const uint8_t>(chip.core(at)->l1().data() + buf + slot * kTile, kTile);
+}
+
+// Ethernet cores have 256 KiB of L1, rings from kEthDataBufferBase up;
+// streams 9 (out over the link) and 10 (in) can use the link.
+constexpr uint32_t kEthBuf = contract::kEthDataBufferBase;
+constexpr uint32_t kOut = 9, kIn = 10;
+
+// A chain from packer 1-1 on chip `from` over links to core 1-1 (stream 8)
+// of chip `from + hops`: on every chip in between the tiles cross the chip
+// from channel 0's core to channel 8's. `tiles` pattern tiles `firstId`...
+// `relaySlots` is every relay ring's size; the last core's buffer holds
+// `sinkSlots` tiles (its kernel never pops).
+void buildChain(Cluster& cl, ChipId from, uint32_t hops, uint32_t tiles, uint32_t firstId, uint32_t relaySlots,
+                uint32_t sinkSlots) {
+  const CoreCoord w{1, 1};
+  const ChipId to = from + hops;
+  // The sending chip: packer -> relay on channel 8's core.
+  loadChipBlob(cl.chip(from), w, {streamAt(w, 24, {packerToRemote(tiles, kBuf0, tiles, {cname(from, kEth8, kOut)})})});
+  for (ChipId c = from; c <= to; ++c) {
+    Chip& chip = cl.chip(c);
+    if (c != from) {
+      // Channel 0's core receives over the link from the previous chip's channel 8.
+      const StreamName next = c == to ? cname(c, w, 8) : cname(c, kEth8, kOut);
+      loadChipBlob(chip, kEth0, {streamAt(kEth0, kIn, {relay(tiles, kEthBuf, relaySlots, {cname(c - 1, kEth8, kOut)}, {next})})});
+    }
+    if (c != to) {
+      const StreamName prev = c == from ? cname(c, w, 24) : cname(c, kEth0, kIn);
+      loadChipBlob(chip, kEth8, {streamAt(kEth8, kOut, {relay(tiles, kEthBuf, relaySlots, {prev}, {cname(c + 1, kEth0, kIn)})})});
+    }
+  }
+  loadChipBlob(cl.chip(to), w, {streamAt(w, 8, {remoteToKernel(tiles, kBuf1, sinkSlots, {cname(to, kEth0, kIn)})})});
+  std::vector<uint32_t> ids;
+  for (uint32_t t = 0; t < tiles; ++t) ids.push_back(firstId + t);
+  prePushOn(cl.chip(from), w, 16, kBuf0, tiles, ids);
+}
+
+ClusterRunResult runCluster(Cluster& cl, unsigned jobs, uint32_t hangRounds = 16) {
+  ClusterRunOptions o;
+  o.jobs = jobs;
+  o.defaults.hangRounds = hangRounds;
+  ClusterRunResult r = cl.runEpoch(o);
+  INFO(r.message);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("ethernet: a tile's link time counts its packets' overhead", "[simchip][cluster]") {
+  EthParams p;  // 100 bits/cycle, 1500-byte packets, 50 bytes of overhead each
+  CHECK(ethSerializationCycles(p, 2080) == 175);  // 2 packets: (2080 + 100) * 8 / 100 = 174.4
+  CHECK(ethSerializationCycles(p, 1500) == 124);  // 1 packet: 1550 * 8 / 100 = 124
+  CHECK(ethSerializationCycles(p, 1501) == 129);  // 2 packets: 1601 * 8 / 100 = 128.08
+  CHECK(ethSerializationCycles(p, 16) == 6);      // 66 * 8 / 100 = 5.28
+}
+
+TEST_CASE("ethernet: packets and handshakes survive their byte form", "[simchip][cluster]") {
+  EthPacket p;
+  p.kind = EthPacket::Kind::Tile;
+  p.srcChip = 3;
+  p.dstChip = 7;
+  p.srcChan = 8;
+  p.dstChan = 0;
+  p.seq = 0x1122334455ull;
+  p.sent = 5;
+  p.arrival = uint64_t{1} << 40;
+  p.from = StreamName{3, 6, 9, 4};
+  p.to = StreamName{7, 0, 9, 5};
+  p.bytes = patternTile(4, 100);
+  EthPacket q;
+  q.kind = EthPacket::Kind::Credit;
+  q.count = 2;
+  std::vector<uint8_t> bytes;
+  appendPacket(bytes, p);
+  appendPacket(bytes, q);
+  EthReceiverInfo r{StreamName{1, 0, 9, 5}, StreamName{0, 6, 9, 4}, 2, kTile, 0};
+  appendReceiverInfo(bytes, r);
+  size_t at = 0;
+  EthPacket p2, q2;
+  EthReceiverInfo r2;
+  REQUIRE(readPacket(bytes, at, p2));
+  REQUIRE(readPacket(bytes, at, q2));
+  REQUIRE(readReceiverInfo(bytes, at, r2));
+  CHECK(at == bytes.size());
+  CHECK(p2.kind == p.kind);
+  CHECK(p2.srcChip == 3);
+  CHECK(p2.dstChip == 7);
+  CHECK(p2.srcChan == 8);
+  CHECK(p2.seq == p.seq);
+  CHECK(p2.arrival == p.arrival);
+  CHECK(p2.from == p.from);
+  CHECK(p2.to == p.to);
+  CHECK(p2.bytes == p.bytes);
+  CHECK(q2.kind == EthPacket::Kind::Credit);
+  CHECK(q2.count == 2);
+  CHECK(r2.receiver == r.receiver);
+  CHECK(r2.sender == r.sender);
+  CHECK(r2.slots == 2);
+  // Truncated input is refused, never read past.
+  for (size_t cut : {size_t{0}, size_t{10}, bytes.size() / 3}) {
+    size_t a = 0;
+    EthPacket x;
+    CHECK_FALSE(readPacket(std::span<const uint8_t>(bytes.data(), cut), a, x));
+  }
+}
+
+TEST_CASE("cluster: a relay over one link delivers tiles bit-exact, with hand-worked cycles", "[simchip][cluster]") {
+  Cluster cl(wormhole(), line(2));
+  CHECK(cl.chip(1).id() == 1);
+  REQUIRE(cl.chip(0).core(kEth8));
+  CHECK(cl.chip(0).core(kEth8)->l1().size() == 256 * 1024);  // eth_l1_size
+  CHECK(cl.chip(0).core(kEth8)->name() == "eth8@9-6");
+  CHECK(cl.chip(0).coprocessor(kEth8) == nullptr);
+  cl.beginEpoch();
+  buildChain(cl, 0, 1, 1, 40, 2, 4);
+  ClusterRunResult r = runCluster(cl, 1);
+  REQUIRE(r.stop == ChipStop::Done);
+  CHECK(r.ok());
+  CHECK(isPattern(slotOn(cl.chip(1), {1, 1}, kBuf1, 0), 40));
+  CHECK(cl.chip(1).core({1, 1})->tilesReceived(0) == 1);
+  // By hand (docs/device-model.md): 1-1 -> 9-6 on NOC 0 is 8 + 5 hops:
+  // 67 cycles on the port (2 + 2080/32) + 16 + 2 * 13 = 109. The link: 175
+  // cycles (2 packets) + 600 latency from 109: 884 at chip 1's 9-0. Then
+  // 9-0 -> 1-1 is 2 + 1 hops: 884 + 67 + 22 = 973.
+  CHECK(r.chips.at(0).cycles == 109 + 175);  // the relay's last byte left
+  CHECK(r.chips.at(1).cycles == 973);
+  CHECK(r.cycles == 973);
+  REQUIRE(r.links.size() == 1);
+  CHECK(r.links[0].from == EthEndpoint{0, 8});
+  CHECK(r.links[0].to == EthEndpoint{1, 0});
+  CHECK(r.links[0].tiles == 1);
+  CHECK(r.links[0].bytes == kTile);
+  CHECK(r.links[0].busyCycles == 175);
+  CHECK(r.chips.at(0).streams.ethTiles == 1);
+  CHECK(r.chips.at(1).streams.ethTiles == 0);
+}
+
+TEST_CASE("cluster: many tiles stream through small relay rings in order", "[simchip][cluster]") {
+  Cluster cl(wormhole(), line(2));
+  cl.beginEpoch();
+  buildChain(cl, 0, 1, 12, 100, 2, 12);
+  ClusterRunResult r = runCluster(cl, 2);
+  REQUIRE(r.stop == ChipStop::Done);
+  for (uint32_t t = 0; t < 12; ++t) CHECK(isPattern(slotOn(cl.chip(1), {1, 1}, kBuf1, t), 100 + t));
+  REQUIRE(r.links.size() == 1);
+  CHECK(r.links[0].tiles == 12);
+  // Two credits for 12 tiles: the sender waits a round trip (credit back
+  // over the link) for most tiles, so the link is far from busy.
+  CHECK(r.cycles > 5 * 2 * 600);
+}
+
+TEST_CASE("cluster: credits limit the sender; the deadlock report names streams on both chips", "[simchip][cluster][hang]") {
+  Cluster cl(wormhole(), line(2));
+  cl.beginEpoch();
+  // 6 tiles; chip 1's relay ring holds 2 and the sink 2 (never popped): 4 cross the link.
+  buildChain(cl, 0, 1, 6, 1, 2, 2);
+  ClusterRunResult r = runCluster(cl, 2, 4);
+  REQUIRE(r.stop == ChipStop::Hang);
+  REQUIRE(r.links.size() == 1);
+  CHECK(r.links[0].tiles == 4);
+  CHECK(isPattern(slotOn(cl.chip(1), {1, 1}, kBuf1, 0), 1));
+  CHECK(isPattern(slotOn(cl.chip(1), {1, 1}, kBuf1, 1), 2));
+  INFO(r.message);
+  CHECK(contains(r.message, "cluster: hang at cycle"));
+  CHECK(contains(r.message, "chip 0:"));
+  CHECK(contains(r.message, "chip 1:"));
+  CHECK(contains(r.message, "core 'eth8@9-6' stream 9 phase 0 (phase_id 0, iteration 1 of 1, 4 of 6 tiles): waits for "
+                            "credits from chip_1__y_0__x_9__stream_id_10 on chip 1 over link chip 0 channel 8 - chip 1 "
+                            "channel 0 (none left of its 2 slots: its buffer is full)"));
+  CHECK(contains(r.message, "core 'eth0@9-0' stream 10 phase 0 (phase_id 0, iteration 1 of 1, 2 of 6 tiles): waits for "
+                            "its buffer to drain (full: 2 tiles); credits from chip_1__y_1__x_1__stream_id_8: its buffer is full (2 of 2 "
+                            "tiles)"));
+  CHECK(contains(r.message, "core '1-1' stream 8 phase 0"));
+  CHECK(contains(r.message, "the kernel to pop operand 0"));
+  // One list, every chip's streams, each line naming its chip.
+  bool chip0 = false, chip1 = false;
+  for (const std::string& w : r.waitingStreams) {
+    chip0 |= w.rfind("chip 0: ", 0) == 0;
+    chip1 |= w.rfind("chip 1: ", 0) == 0;
+  }
+  CHECK(chip0);
+  CHECK(chip1);
+}
+
+TEST_CASE("cluster: -j 1 and -j 2 give the same bytes and cycles (two hops, both directions, parallel links)",
+          "[simchip][cluster]") {
+  struct Outcome {
+    std::vector<uint64_t> chipCycles;
+    uint64_t cycles = 0;
+    std::vector<std::vector<uint8_t>> sinks;
+    std::vector<uint64_t> linkTiles, linkBusy;
+  };
+  auto runOnce = [](unsigned jobs) {
+    Cluster cl(wormhole(), line(3, true));
+    cl.beginEpoch();
+    // Chip 0 -> chip 2 over two hops through chip 1 (channels 8 -> 0).
+    buildChain(cl, 0, 2, 9, 10, 3, 9);
+    // Chip 2 -> chip 1 the other way over the second link (chip 2 ch 1 -> chip 1 ch 9).
+    const CoreCoord src{2, 2}, dst{3, 3};
+    loadChipBlob(cl.chip(2), src, {streamAt(src, 24, {packerToRemote(7, kBuf0, 7, {cname(2, kEth1, 11)})})});
+    loadChipBlob(cl.chip(2), kEth1, {streamAt(kEth1, 11, {relay(7, kEthBuf, 2, {cname(2, src, 24)}, {cname(1, kEth9, 0)})})});
+    loadChipBlob(cl.chip(1), kEth9, {streamAt(kEth9, 0, {relay(7, kEthBuf, 3, {cname(2, kEth1, 11)}, {cname(1, dst, 8)})})});
+    loadChipBlob(cl.chip(1), dst, {streamAt(dst, 8, {remoteToKernel(7, kBuf1, 7, {cname(1, kEth9, 0)})})});
+    prePushOn(cl.chip(2), src, 16, kBuf0, 7, {200, 201, 202, 203, 204, 205, 206});
+    ClusterRunResult r = runCluster(cl, jobs);
+    REQUIRE(r.stop == ChipStop::Done);
+    Outcome o;
+    o.cycles = r.cycles;
+    for (const ChipRunResult& c : r.chips) o.chipCycles.push_back(c.cycles);
+    for (const EthLinkReport& l : r.links) {
+      o.linkTiles.push_back(l.tiles);
+      o.linkBusy.push_back(l.busyCycles);
+    }
+    const auto l1a = cl.chip(2).core({1, 1})->l1();
+    o.sinks.emplace_back(l1a.begin() + kBuf1, l1a.begin() + kBuf1 + 9 * kTile);
+    const auto l1b = cl.chip(1).core(dst)->l1();
+    o.sinks.emplace_back(l1b.begin() + kBuf1, l1b.begin() + kBuf1 + 7 * kTile);
+    for (uint32_t t = 0; t < 9; ++t) CHECK(isPattern(slotOn(cl.chip(2), {1, 1}, kBuf1, t), 10 + t));
+    for (uint32_t t = 0; t < 7; ++t) CHECK(isPattern(slotOn(cl.chip(1), dst, kBuf1, t), 200 + t));
+    return o;
+  };
+  const Outcome one = runOnce(1), two = runOnce(2), again = runOnce(2);
+  CHECK(one.cycles == two.cycles);
+  CHECK(one.chipCycles == two.chipCycles);
+  CHECK(one.sinks == two.sinks);
+  CHECK(one.linkTiles == two.linkTiles);
+  CHECK(one.linkBusy == two.linkBusy);
+  CHECK(two.cycles == again.cycles);
+  CHECK(two.chipCycles == again.chipCycles);
+  // Three link directions carried tiles: 0->1 (ch 8), 1->2 (ch 8), 2->1 (ch 1).
+  CHECK(one.linkTiles == std::vector<uint64_t>{9, 9, 7});
+}
+
+TEST_CASE("cluster: faults name the chip and the core", "[simchip][cluster][fault]") {
+  SECTION("a stream on an unlinked ethernet channel") {
+    Cluster cl(wormhole(), line(2));
+    cl.beginEpoch();
+    const CoreCoord eth3{2, 0};  // channel 3: no link in this cluster
+    loadChipBlob(cl.chip(1), eth3, {streamAt(eth3, kOut, {relay(1, kEthBuf, 2, {cname(1, {1, 1}, 24)}, {cname(0, kEth0, kIn)})})});
+    ClusterRunResult r = runCluster(cl, 2);
+    REQUIRE(r.stop == ChipStop::Fault);
+    REQUIRE(r.faultChip);
+    CHECK(*r.faultChip == 1);
+    CHECK(r.faultCore == "eth3@2-0");
+    CHECK(r.faultCategory == "bad-stream-config");
+    CHECK(contains(r.message, "chip 1: core 'eth3@2-0': stream 9: phase 0 (phase_id 0): names "
+                              "chip_0__y_0__x_9__stream_id_10 on chip 0, but ethernet channel 3 of chip 1 has no link"));
+    CHECK(r.chips.at(0).stop == ChipStop::Fault);
+    CHECK(contains(r.chips.at(0).message, "chip 1 faulted"));
+  }
+  SECTION("a worker naming a stream on another chip") {
+    Cluster cl(wormhole(), line(2));
+    cl.beginEpoch();
+    // Stream 9 may use a link, but not on a worker.
+    loadChipBlob(cl.chip(0), {1, 1}, {streamAt({1, 1}, kOut, {relay(1, kBuf0, 1, {cname(0, {2, 1}, 24)}, {cname(1, {1, 1}, 8)})})});
+    ClusterRunResult r = runCluster(cl, 1);
+    REQUIRE(r.stop == ChipStop::Fault);
+    CHECK(*r.faultChip == 0);
+    CHECK(r.faultCore == "1-1");
+    CHECK(contains(r.message, "only an ethernet core reaches another chip and this is not one"));
+  }
+  SECTION("a sender whose receiver no blob configures") {
+    Cluster cl(wormhole(), line(2));
+    cl.beginEpoch();
+    buildChain(cl, 0, 1, 2, 1, 2, 2);
+    // Chip 1's relay is replaced by an empty blob on its core.
+    cl.chip(1).beginEpoch();
+    loadChipBlob(cl.chip(1), {1, 1}, {streamAt({1, 1}, 8, {remoteToKernel(2, kBuf1, 2, {cname(1, kEth0, kIn)})})});
+    ClusterRunResult r = runCluster(cl, 1);
+    REQUIRE(r.stop == ChipStop::Fault);
+    CHECK(*r.faultChip == 0);
+    CHECK(r.faultCore == "eth8@9-6");
+    CHECK(contains(r.message, "chip 0: core 'eth8@9-6': stream chip_0__y_6__x_9__stream_id_9 sends to "
+                              "chip_1__y_0__x_9__stream_id_10 over link chip 0 channel 8 - chip 1 channel 0, but chip 1 "
+                              "has no such stream fed over ethernet"));
+  }
+  SECTION("a blob for another chip") {
+    Cluster cl(wormhole(), line(2));
+    cl.beginEpoch();
+    CoreBlob b;
+    b.chip = 0;  // loaded on chip 1
+    b.x = 1;
+    b.y = 1;
+    b.streams = {streamAt({1, 1}, 8, {remoteToKernel(1, kBuf1, 1, {cname(0, {2, 1}, 24)})})};
+    std::string error;
+    REQUIRE(cl.chip(1).loadBlobWords({1, 1}, blob::encodeCoreBlob(b), error));
+    ClusterRunResult r = runCluster(cl, 1);
+    REQUIRE(r.stop == ChipStop::Fault);
+    CHECK(*r.faultChip == 1);
+    CHECK(r.faultCategory == "bad-blob");
+    CHECK(contains(r.message, "is for chip 0, not chip 1"));
+  }
+}
+
+TEST_CASE("cluster: chips without PCIe reach host memory through their MMIO chip", "[simchip][cluster]") {
+  const ClusterDescriptor d = line(3);
+  CHECK(hopsToHost(d, 0) == 0u);
+  CHECK(hopsToHost(d, 1) == 1u);
+  CHECK(hopsToHost(d, 2) == 2u);
+  ClusterDescriptor island = d;
+  island.chips[7] = ChipLocation{};
+  CHECK_FALSE(hopsToHost(island, 7));
+  const DataMovementModel base = DataMovementModel::forArch(Arch::WormholeB0);
+  EthParams eth;
+  const DataMovementModel far = hostPathModel(base, eth, 2);
+  CHECK(far.pcie.latency == 1000 + 2 * 2 * 600);  // two links each way
+  CHECK(far.pcie.bytesPerCycle == 12);             // 100 Gb/s links below the 16 B/cycle of PCIe
+  CHECK(hostPathModel(base, eth, 0).pcie.latency == 1000);
+  Cluster cl(wormhole(), d);
+  CHECK(cl.chip(2).model().pcie.latency == 3400);
+  CHECK(cl.chip(0).model().pcie.latency == 1000);
+}
+
+TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them together", "[simchip][cluster]") {
+  auto blobOf = [](ChipId chip, CoreCoord at, std::vector<Stream> streams) {
+    CoreBlob b;
+    b.chip = chip;
+    b.x = static_cast<uint32_t>(at.x);
+    b.y = static_cast<uint32_t>(at.y);
+    markChip(chip, streams);
+    b.streams = std::move(streams);
+    return blob::encodeCoreBlob(b);
+  };
+  Cluster cl(wormhole(), line(2));
+  std::map<ChipId, EpochRun> runs;
+  const CoreCoord w{1, 1};
+  EpochCore src, out, in, dst;
+  src.noc = w;
+  src.name = "producer[0,0]";
+  src.blobWords = blobOf(0, w, {streamAt(w, 24, {packerToRemote(3, kBuf0, 3, {cname(0, kEth8, kOut)})})});
+  out.noc = kEth8;
+  out.blobWords = blobOf(0, kEth8, {streamAt(kEth8, kOut, {relay(3, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, kIn)})})});
+  in.noc = kEth0;
+  in.blobWords = blobOf(1, kEth0, {streamAt(kEth0, kIn, {relay(3, kEthBuf, 2, {cname(0, kEth8, kOut)}, {cname(1, w, 8)})})});
+  dst.noc = w;
+  dst.name = "consumer[0,0]";
+  dst.blobWords = blobOf(1, w, {streamAt(w, 8, {remoteToKernel(3, kBuf1, 3, {cname(1, kEth0, kIn)})})});
+  runs[0].cores = {src, out};
+  runs[1].cores = {in, dst};
+  runs[0].options.afterFirmware = [&](CoreCoord at, TensixCore& core) {
+    // The packer's part, done by the test once the firmware has set the chip up.
+    if (at != w) return;
+    for (uint32_t k = 0; k < 3; ++k) {
+      const std::vector<uint8_t> t = patternTile(60 + k);
+      std::memcpy(core.l1().data() + kBuf0 + k * kTile, t.data(), t.size());
+    }
+    core.addTilesReceived(16, 3);
+  };
+  ClusterRunResult r = runClusterEpoch(cl, runs, 2);
+  INFO(r.message);
+  REQUIRE(r.stop == ChipStop::Done);
+  for (uint32_t t = 0; t < 3; ++t) CHECK(isPattern(slotOn(cl.chip(1), w, kBuf1, t), 60 + t));
+  REQUIRE(r.chips.size() == 2);
+  CHECK(r.chips[1].cores.size() == 2);
+  CHECK(r.chips[1].cores[0].name == "eth0@9-0");  // NOC order: y, then x
+  CHECK(r.chips[1].cores[1].name == "consumer[0,0]");
+
+  // An ethernet core runs no kernel: the load fails naming chip and core.
+  runs[1].cores[0].kernelDir = "/nonexistent";
+  r = runClusterEpoch(cl, runs, 1);
+  REQUIRE(r.stop == ChipStop::Fault);
+  CHECK(*r.faultChip == 1);
+  CHECK(r.faultCategory == "load");
+  CHECK(contains(r.message, "chip 1: core 'eth0@9-0' is an ethernet core: it runs no kernel"));
+}
