@@ -93,7 +93,7 @@ std::string checkEthernetPhase(const StreamPhase& p, const StreamName& stream) {
              std::to_string(stream.chip);
     if (!contract::isEthernetCapableStream(stream.streamId))
       return std::string(name) + " on stream " + std::to_string(stream.streamId) +
-             ", which cannot use the ethernet link (streams 0-3 and 8-11 can)";
+             ", which cannot use the ethernet link (an ethernet core's streams 0-31 can)";
   }
   return {};
 }

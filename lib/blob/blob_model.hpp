@@ -115,8 +115,8 @@
 //   the others.
 // - Several chips (docs/cluster.md): a stream's chip is the chip_<c> of its
 //   name; its DRAM phases read and write that chip's DRAM. A src or dest on
-//   another chip is allowed only on an ethernet core's stream with an
-//   ethernet-capable id (contract::isEthernetCapableStream), in a phase
+//   another chip is allowed only on an ethernet core's stream (ids 0-31,
+//   contract::isEthernetCapableStream), in a phase
 //   marked ethSender (remoteReceiver, exactly one dest, on the chip at the
 //   other end of the core's link) or ethReceiver (remoteSource, exactly one
 //   src on that chip). Such a pair is a link like any other: flow control

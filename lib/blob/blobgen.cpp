@@ -16,7 +16,6 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <ostream>
 #include <set>
 
@@ -131,19 +130,6 @@ std::string hexFileName(uint32_t epoch, uint32_t chip, uint32_t y, uint32_t x) {
 
 namespace {
 
-// The cluster a blob.yaml's chips belong to (see pipegen's driver): the
-// --cluster file, parsed up front, else the arch's default for the chips
-// the file names; shared by the inputs encoded in parallel.
-struct Clusters {
-  netlist::DeviceCache& devices;
-  const SocDescriptor& device;
-  std::mutex lock;
-  const ClusterDescriptor* forChips(uint32_t chips) {
-    std::lock_guard<std::mutex> guard(lock);
-    return devices.clusterFor(device.arch, device, chips);
-  }
-};
-
 std::string endpointText(uint32_t chip, uint32_t chan) {
   return "chip " + std::to_string(chip) + " channel " + std::to_string(chan);
 }
@@ -196,7 +182,8 @@ void checkCluster(const BlobYaml& yaml, const SocDescriptor& device, const Clust
 // One blob.yaml of temporal epoch `epoch` into opts.outDir (created once
 // everything is encoded): every core's blob, or nothing. Messages to `err`, the --stats line to
 // `out`. Returns the exit code.
-int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, Clusters& clusters, const std::string& deviceFile,
+int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const ClusterDescriptor* cluster,
+              const std::string& deviceFile,
               const std::string& input, uint32_t epoch, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::string readError;
@@ -211,11 +198,11 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, Clusters&
   readOptions.device = &device;
   BlobYamlSourceMap sourceMap;
   std::optional<BlobYaml> yaml = readBlobYaml(source, diags, readOptions, &sourceMap);
-  if (yaml) {
-    uint32_t chips = 1;
-    for (const Stream& s : yaml->streams) chips = std::max(chips, s.name.chip < UINT32_MAX ? s.name.chip + 1 : s.name.chip);
+  // A blob.yaml does not say which default cluster its netlist had: the
+  // cluster checks need --cluster.
+  if (yaml && cluster) {
     const size_t before = diags.errorCount();
-    checkCluster(*yaml, device, *clusters.forChips(chips), sourceMap, diags);
+    checkCluster(*yaml, device, *cluster, sourceMap, diags);
     if (diags.errorCount() != before) yaml.reset();
   }
 
@@ -361,11 +348,12 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
+  const ClusterDescriptor* cluster = nullptr;  // --cluster, parsed once for every input
   if (!opts.cluster.empty()) {
     if (int rc = devices.loadCluster(opts.cluster, kTool, err, print)) return rc;
-    if (!devices.clusterFor(device.arch, device, 1)) return 1;  // its errors are printed
+    cluster = devices.clusterFor(device.arch, device, 1);
+    if (!cluster) return 1;  // its errors are printed
   }
-  Clusters clusters{devices, device, {}};
 
   // Every input's epoch (their blobs share -o): distinct, or they would
   // overwrite each other.
@@ -381,7 +369,7 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   }
   return runPerInput(opts.inputs.size(), opts.jobs ? opts.jobs : defaultJobs(), out, err,
                      [&](size_t i, std::ostream& o, std::ostream& e) {
-                       return encodeOne(opts, device, clusters, devices.explicitFile(), opts.inputs[i], epochs[i], o, e);
+                       return encodeOne(opts, device, cluster, devices.explicitFile(), opts.inputs[i], epochs[i], o, e);
                      });
 }
 

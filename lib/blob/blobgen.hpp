@@ -21,7 +21,7 @@ struct BlobgenOptions {
   std::optional<uint32_t> epoch;  // default: from a temporal_epoch_<E> path component, else 0 (one input only)
   std::string arch;         // default grayskull
   std::string device;       // SoC descriptor file or bundled name; overrides arch
-  std::string cluster;      // cluster descriptor file; empty: the arch's default for the highest chip
+  std::string cluster;      // cluster descriptor file; empty: no cluster checks (a blob.yaml cannot name its default)
   std::string depfile;      // one input only
   bool dump = false;
   bool stats = false;       // one summary line on stdout

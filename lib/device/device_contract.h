@@ -39,12 +39,16 @@ constexpr uint32_t kWormholeB0L1Size = 1464 * 1024;
 // kEthDataBufferBase to the top of L1: BUDA's DATA_BUFFER_SPACE_BASE in
 // tt-budabackend src/firmware/riscv/wormhole/eth_l1_address_map.h (below
 // it: the ethernet firmware, its command queue and buffers, the blob).
-// Streams: 32 (pipegen2's ethernet_core_num_noc_streams); 0-3 and 8-11 can
-// send or receive over the core's ethernet link (stream_io_map.h).
+// Streams: 32 (pipegen2's ethernet_core_num_noc_streams), every one able to
+// send or receive over the core's link: 0-3 and 8-11 in hardware, 4-7 and
+// 12-31 through the ethernet firmware (stream_io_map.h: "HW ethernet
+// streams are: 0 - 3, 8 - 11", "FW managed streams are: 4 - 7, 12 - 31").
+// The simulator moves both kinds alike.
 // ---------------------------------------------------------------------------
 constexpr uint32_t kEthDataBufferBase = 0x28000;
 constexpr uint32_t kEthStreamsPerCore = 32;
-constexpr bool isEthernetCapableStream(uint32_t streamId) {
+constexpr bool isEthernetCapableStream(uint32_t streamId) { return streamId < kEthStreamsPerCore; }
+constexpr bool isEthernetHardwareStream(uint32_t streamId) {
   return streamId <= 3 || (streamId >= 8 && streamId <= 11);
 }
 

@@ -1250,6 +1250,9 @@ private:
   void emit(PipegenYaml& yaml) {
     yaml.graphName = graph_.name;
     yaml.epoch = epoch_.id;
+    // pipegen checks links against the same cluster (the default topology
+    // for this many chips unless it is given the --cluster file too).
+    if (sh_.cluster.chipCount() > 1) yaml.clusterChips = static_cast<uint32_t>(sh_.cluster.chipCount());
     std::vector<uint32_t> order(bufs_.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {

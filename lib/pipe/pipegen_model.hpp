@@ -162,6 +162,11 @@ enum class Dialect { Buda, Tessera };
 
 struct PipegenYaml {
   std::string graphName;          // graph_name (first document)
+  // cluster_chips (first document; Tessera addition, several chips): the
+  // chips of the cluster net2pipe routed over. Without --cluster pipegen
+  // checks links against the arch's default topology for that many chips,
+  // which an epoch using fewer chips cannot tell. 0: not given (one chip).
+  uint32_t clusterChips = 0;
   uint32_t epoch = 0;             // temporal epoch (from the directory, not a field)
   std::vector<Buffer> buffers;    // file order
   std::vector<Pipe> pipes;        // file order

@@ -53,7 +53,8 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, Clusters& clu
   gopts.chunkLists = opts.chunkLists;
   gopts.releaseWindows = opts.releaseWindows;
   if (doc) {
-    uint32_t chips = 1;
+    // The netlist's chips when net2pipe says (cluster_chips), else the file's.
+    uint32_t chips = std::max<uint32_t>(1, doc->clusterChips);
     for (const pipe::Buffer& b : doc->buffers) chips = std::max(chips, b.chipId < UINT32_MAX ? b.chipId + 1 : b.chipId);
     gopts.cluster = clusters.forChips(chips);
     gen = generateBlob(*doc, soc, diags, gopts);

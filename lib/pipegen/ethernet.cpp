@@ -25,13 +25,16 @@ namespace tessera::pipegen::detail {
 
 namespace {
 
-// BUDA pipegen2's order (tt-budabackend ethernet_core_resources): streams
-// 9-11 first, then 0-3 (which could also multicast); the rest for relays
-// that do not use the link: 12-31, then 4-8.
-constexpr uint32_t kLinkStreams[] = {9, 10, 11, 0, 1, 2, 3};
+// BUDA pipegen2's order (tt-budabackend ethernet_core_resources): the
+// hardware ethernet streams 9-11 first, then 0-3 (which could also
+// multicast); the rest, 12-31 then 4-8, for relays that do not use the
+// link, and for those that do once the hardware streams are taken (BUDA's
+// firmware ethernet streams; the simulator moves them alike).
+constexpr uint32_t kLinkStreams[] = {9,  10, 11, 0,  1,  2,  3,  12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                     21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 4,  5,  6,  7,  8};
 constexpr uint32_t kOtherStreams[] = {12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
                                       26, 27, 28, 29, 30, 31, 4,  5,  6,  7,  8};
-static_assert(std::size(kLinkStreams) + std::size(kOtherStreams) == contract::kEthStreamsPerCore);
+static_assert(std::size(kLinkStreams) == contract::kEthStreamsPerCore);
 
 std::string endpointText(uint32_t chip, uint32_t chan) {
   return "chip " + std::to_string(chip) + " channel " + std::to_string(chan);
@@ -329,10 +332,10 @@ bool Builder::placeRelayStreams() {
     id = link ? pick(kLinkStreams) : pick(kOtherStreams);
     if (!id) {
       auto d = bufError("out-of-streams", b,
-                        ethCoreText(b) + " has no free " +
-                            (link ? "ethernet-capable stream (it has 7: 9-11 and 0-3)"
-                                  : "stream for a relay that does not use the link (12-31 and 4-8)") +
-                            " for this relay");
+                        ethCoreText(b) + " has no free stream for this relay (" +
+                            (link ? "a relay over the link may use any of its 32"
+                                  : "a relay that does not use the link may use 12-31 and 4-8") +
+                            ")");
       for (const StreamB& s : streams_)
         if (s.eth && s.name.chip == b.chipId && s.r == y && s.c == x) d.note(s.loc, s.what);
       continue;

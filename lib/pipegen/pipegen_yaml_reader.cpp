@@ -259,7 +259,10 @@ void Reader::parseDocument(const yaml::Node& root) {
       continue;
     }
     const std::string& key = kv.first.Scalar();
-    if (key == "graph_name") {
+    if (key == "cluster_chips") {
+      if (u32(kv.second, "cluster_chips", doc_.clusterChips) && doc_.clusterChips == 0)
+        error(kv.second, "cluster_chips must be at least 1");
+    } else if (key == "graph_name") {
       if (sawGraphName_) error(kv.first, "graph_name given twice");
       sawGraphName_ = true;
       text(kv.second, "graph_name", doc_.graphName);

@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", opts.device, "SoC descriptor: a YAML file or the name of a bundled one (overrides --arch)")
       ->type_name("<soc-descriptor>");
   app.add_option("--cluster", opts.cluster,
-                 "Cluster descriptor (BUDA's format) the streams' chips belong to; default: the arch's topology for "
-                 "the highest chip (docs/cluster.md)")
+                 "Cluster descriptor (BUDA's format) the streams' chips belong to: checks their chips and that "
+                 "ethernet phases name their link's other end (docs/cluster.md); default: no such checks")
       ->type_name("<cluster.yaml>");
   app.add_option("--depfile", opts.depfile, "Write a make depfile: every .hex depends on the blob.yaml (and --device)")
       ->type_name("<file>");

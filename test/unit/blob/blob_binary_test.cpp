@@ -760,8 +760,8 @@ TEST_CASE("v5: decoder faults for cross-chip references", "[blob][ethernet]") {
   };
   const Case cases[] = {
       {17, 0x012, "offset 0x44: stream[0] (id 9).phase[0].flags: dest chip_1__y_0__x_9__stream_id_9 is on chip 1, not chip 0, but the phase has no eth_sender flag"},
-      {12, 12, "offset 0x44: stream[0] (id 12).phase[0].flags: eth_sender on stream 12, which cannot use the ethernet link (streams 0-3 and 8-11 can)"},
-      {12, 4, "eth_sender on stream 4, which cannot use the ethernet link"},
+      {12, 40, "offset 0x44: stream[0] (id 40).phase[0].flags: eth_sender on stream 40, which cannot use the ethernet link (an ethernet core's streams 0-31 can)"},
+      {12, 63, "eth_sender on stream 63, which cannot use the ethernet link"},
       {55, 0x00000909, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_sender but dest chip_0__y_0__x_9__stream_id_9 is on this stream's chip 0"},
       {17, 0xc12, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_receiver but src chip_0__y_1__x_1__stream_id_24 is on this stream's chip 0"},
       {17, 0x402, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_sender on a phase that is not remote_receiver"},
@@ -777,8 +777,9 @@ TEST_CASE("v5: decoder faults for cross-chip references", "[blob][ethernet]") {
     REQUIRE_FALSE(d);
     CHECK_THAT(error, Catch::Contains(c.expect));
   }
-  // Streams 0-3 and 8-11 may use the link.
-  for (uint32_t id : {0u, 3u, 8u, 11u}) {
+  // Every stream of an ethernet core may use the link (0-3 and 8-11 in
+  // hardware, the others through its firmware).
+  for (uint32_t id : {0u, 3u, 4u, 8u, 11u, 12u, 31u}) {
     std::vector<uint32_t> w = kEthWords;
     w[12] = id;
     std::string error;
