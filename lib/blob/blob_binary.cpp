@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace tessera::blob {
 
@@ -36,6 +37,8 @@ uint32_t phaseFlags(const StreamPhase& p) {
   if (p.srcPeriodDone) f |= kFlagSrcPeriodDone;
   if (p.intermediate) f |= kFlagIntermediate;
   if (p.dramPadding) f |= kFlagDramPadding;
+  if (p.ethSender) f |= kFlagEthSender;
+  if (p.ethReceiver) f |= kFlagEthReceiver;
   return f;
 }
 
@@ -57,6 +60,42 @@ uint32_t packStreamRef(const StreamName& n) {
 
 StreamName unpackStreamRef(uint32_t w) {
   return StreamName{w >> 24, (w >> 16) & 0xFFu, (w >> 8) & 0xFFu, w & 0xFFu};
+}
+
+namespace {
+
+std::string refText(const StreamName& n) {
+  return "chip_" + std::to_string(n.chip) + "__y_" + std::to_string(n.y) + "__x_" + std::to_string(n.x) +
+         "__stream_id_" + std::to_string(n.streamId);
+}
+
+}  // namespace
+
+std::string checkEthernetPhase(const StreamPhase& p, const StreamName& stream) {
+  for (const auto& [list, flag, role, name] :
+       {std::tuple{&p.dest, p.ethSender, p.remoteReceiver, "eth_sender"},
+        std::tuple{&p.src, p.ethReceiver, p.remoteSource, "eth_receiver"}}) {
+    const bool isDest = list == &p.dest;
+    const char* what = isDest ? "dest" : "src";
+    if (!flag) {
+      for (const StreamName& r : *list)
+        if (r.chip != stream.chip)
+          return std::string(what) + " " + refText(r) + " is on chip " + std::to_string(r.chip) + ", not chip " +
+                 std::to_string(stream.chip) + ", but the phase has no " + name + " flag";
+      continue;
+    }
+    if (!role) return std::string(name) + " on a phase that is not " + (isDest ? "remote_receiver" : "remote_source");
+    if (list->size() != 1)
+      return std::string(name) + " with " + std::to_string(list->size()) + " " + what +
+             " entries (a link has one stream at its other end)";
+    if ((*list)[0].chip == stream.chip)
+      return std::string(name) + " but " + what + " " + refText((*list)[0]) + " is on this stream's chip " +
+             std::to_string(stream.chip);
+    if (!contract::isEthernetCapableStream(stream.streamId))
+      return std::string(name) + " on stream " + std::to_string(stream.streamId) +
+             ", which cannot use the ethernet link (streams 0-3 and 8-11 can)";
+  }
+  return {};
 }
 
 std::string checkEncodable(const CoreBlob& blob) {
@@ -86,6 +125,8 @@ std::string checkEncodable(const CoreBlob& blob) {
             return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " +
                    (list == &p.src ? "src " : "dest ") + refName(r) +
                    " does not fit a stream reference (chip, y, x <= 255, stream id < 64)";
+      if (std::string e = checkEthernetPhase(p, StreamName{blob.chip, blob.y, blob.x, s.name.streamId}); !e.empty())
+        return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " + e;
     }
   }
   std::sort(ids.begin(), ids.end());
@@ -546,6 +587,12 @@ std::optional<CoreBlob> Decoder::run() {
       p.srcPeriodDone = flags & kFlagSrcPeriodDone;
       p.intermediate = flags & kFlagIntermediate;
       p.dramPadding = flags & kFlagDramPadding;
+      p.ethSender = flags & kFlagEthSender;
+      p.ethReceiver = flags & kFlagEthReceiver;
+      if (std::string e = checkEthernetPhase(p, s.name); !e.empty()) {
+        fail(r + kPhFlags * 4, pname + ".flags", e);
+        return std::nullopt;
+      }
       p.numMsgs = f(kPhNumMsgs);
       p.srcTileOffset = f(kPhSrcTileOffset);
       p.srcFreedTiles = f(kPhSrcFreedTiles);

@@ -2,7 +2,7 @@
 // the simulator's stream engine decodes from that core's L1 at
 // contract::kOverlayBlobBase. Layout: docs/device-model.md, "Overlay blobs".
 //
-// Layout version 4 in short (all fields little-endian 32-bit words; every
+// Layout version 5 in short (all fields little-endian 32-bit words; every
 // offset is in bytes from the first byte of the blob, so a blob is
 // relocatable):
 //   header         12 words: magic 'TSBL', version, total bytes, checksum,
@@ -16,7 +16,9 @@
 //                  NOC, window size, src/dest lists, padding value,
 //                  untilize dims); identical configs are
 //                  stored once, so long phase lists stay small
-//   stream refs    1 word per src/dest entry: chip<<24 | y<<16 | x<<8 | stream
+//   stream refs    1 word per src/dest entry: chip<<24 | y<<16 | x<<8 | stream;
+//                  a ref to another chip only in a phase flagged eth_sender
+//                  (dest) or eth_receiver (src), version 5
 //   chunk lists    1 word per chunk (a tile offset in the period) of the
 //                  phases with src_chunk_offsets, num_msgs / chunk tiles
 //                  words each; identical lists are stored once
@@ -58,7 +60,7 @@ std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::str
 
 // Layout constants (docs/device-model.md, "Overlay blobs and streams").
 constexpr uint32_t kBlobMagic = 0x4C425354;  // bytes 'T' 'S' 'B' 'L' in memory order
-constexpr uint32_t kBlobVersion = 4;
+constexpr uint32_t kBlobVersion = 5;
 constexpr uint32_t kHeaderWords = 12;
 constexpr uint32_t kStreamEntryWords = 3;
 constexpr uint32_t kPhaseRecordWords = 9;
@@ -91,7 +93,9 @@ enum PhaseFlag : uint32_t {
   kFlagSrcPeriodDone = 1u << 7,
   kFlagIntermediate = 1u << 8,
   kFlagDramPadding = 1u << 9,
-  kFlagsKnown = 0x3FF,
+  kFlagEthSender = 1u << 10,    // version 5: the one dest is on another chip, over this core's link
+  kFlagEthReceiver = 1u << 11,  // version 5: the one src is on another chip
+  kFlagsKnown = 0xFFF,
 };
 // Decoding gives every phase its own copy of its config's src/dest lists
 // and of its chunk list; past this many entries in all the blob is rejected
@@ -102,9 +106,17 @@ constexpr uint64_t kMaxDecodedRefs = 1u << 20;
 uint32_t packStreamRef(const StreamName& name);
 StreamName unpackStreamRef(uint32_t word);
 
+// Empty when phase `p` of `stream` obeys the several-chips rule of
+// blob_model.hpp: every src (dest) on another chip than the stream's is
+// the one src (dest) of a remote_source (remote_receiver) phase flagged
+// eth_receiver (eth_sender) on an ethernet-capable stream id, and a flagged
+// phase has exactly that. Otherwise what is wrong, naming the reference.
+std::string checkEthernetPhase(const StreamPhase& p, const StreamName& stream);
+
 // Empty when `blob` can be encoded; otherwise what cannot (a coordinate over
 // 255, a stream id >= kStreamsPerCore, two streams with one id, a chunk list
-// that does not add up to the phase's num_msgs).
+// that does not add up to the phase's num_msgs, a phase checkEthernetPhase
+// rejects).
 std::string checkEncodable(const CoreBlob& blob);
 
 // Bytes encodeCoreBlob would produce (64-bit: never wraps). Compare with

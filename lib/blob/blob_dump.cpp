@@ -69,7 +69,8 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
           {p.dramInput, "dram_input"},           {p.localReceiver, "local_receiver"},
           {p.remoteReceiver, "remote_receiver"}, {p.dramOutput, "dram_output"},
           {p.dramRam, "dram_ram"},           {p.srcPeriodDone, "src_period_done"},
-          {p.intermediate, "intermediate"}, {p.dramPadding, "dram_padding"}};
+          {p.intermediate, "intermediate"}, {p.dramPadding, "dram_padding"},
+          {p.ethSender, "eth_sender"},       {p.ethReceiver, "eth_receiver"}};
       for (const auto& [set, name] : flags)
         if (set) line(in, name, "true");
       line(in, "src", refList(p.src));

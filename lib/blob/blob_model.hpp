@@ -113,6 +113,16 @@
 //   the buffer has freed it. pipegen gives each pipe reading a packer after
 //   the first its own fork stream, so one blocked consumer does not starve
 //   the others.
+// - Several chips (docs/cluster.md): a stream's chip is the chip_<c> of its
+//   name; its DRAM phases read and write that chip's DRAM. A src or dest on
+//   another chip is allowed only on an ethernet core's stream with an
+//   ethernet-capable id (contract::isEthernetCapableStream), in a phase
+//   marked ethSender (remoteReceiver, exactly one dest, on the chip at the
+//   other end of the core's link) or ethReceiver (remoteSource, exactly one
+//   src on that chip). Such a pair is a link like any other: flow control
+//   by the receiver's free ring space, tiles in order. pipegen writes them
+//   for the relay streams of an ethernet pipe (docs/pipegen.md,
+//   "Several chips").
 // - intermediate: the stream only describes an operand buffer the kernel
 //   packs and unpacks itself (intermediates 24-31, matmul spill, gradient
 //   accumulators); the stream engine moves nothing (numMsgs = tiles through
@@ -169,6 +179,11 @@ struct StreamPhase {
   bool localReceiver = false;     // local_receiver
   bool remoteReceiver = false;    // remote_receiver
   bool dramOutput = false;        // dram_output
+  // Ethernet (multi-chip; BUDA's field names): the phase's one dest
+  // (ethSender) or one src (ethReceiver) is a stream on another chip, at
+  // the other end of this ethernet core's link; the tiles cross the link.
+  bool ethSender = false;         // eth_sender
+  bool ethReceiver = false;       // eth_receiver
   std::vector<StreamName> src;    // src: senders of a remoteSource phase, in order
   std::vector<StreamName> dest;   // dest: receivers of a remoteReceiver phase (>1: multicast)
   // DRAM side (dramInput / dramOutput).

@@ -1,6 +1,7 @@
 // blob.yaml -> BlobYaml (rules: docs/blobgen.md, "Reading blob.yaml").
 #include "blob/blob_yaml_reader.hpp"
 
+#include "blob/blob_binary.hpp"
 #include "device/device_contract.h"
 #include "support/yaml.hpp"
 
@@ -315,12 +316,22 @@ std::optional<StreamName> Reader::streamKey(const yaml::Node& k) {
 template <class What> bool Reader::checkWorker(const StreamName& n, SourceLoc loc, What what) {
   if (!opts_.device) return true;
   const SocDescriptor& dev = *opts_.device;
-  bool ok = n.x <= 0x7FFFFFFF && n.y <= 0x7FFFFFFF &&
-            dev.isWorker(CoreCoord{static_cast<int>(n.x), static_cast<int>(n.y)});
+  const bool fits = n.x <= 0x7FFFFFFF && n.y <= 0x7FFFFFFF;
+  const CoreCoord c{fits ? static_cast<int>(n.x) : -1, fits ? static_cast<int>(n.y) : -1};
+  // Ethernet cores carry relay streams (several chips), 32 of them.
+  if (fits && std::find(dev.ethCores.begin(), dev.ethCores.end(), c) != dev.ethCores.end()) {
+    if (n.streamId < contract::kEthStreamsPerCore) return true;
+    d_.error("blob-core", loc,
+             what() + ": stream id " + std::to_string(n.streamId) + " on an ethernet core (y " + std::to_string(n.y) +
+                 ", x " + std::to_string(n.x) + "), which has " + std::to_string(contract::kEthStreamsPerCore) +
+                 " streams");
+    return false;
+  }
+  bool ok = fits && dev.isWorker(c);
   if (!ok)
     d_.error("blob-core", loc,
-             what() + ": core (y " + std::to_string(n.y) + ", x " + std::to_string(n.x) + ") is not a worker core of " +
-                 dev.name)
+             what() + ": core (y " + std::to_string(n.y) + ", x " + std::to_string(n.x) +
+                 ") is not a " + (dev.ethCores.empty() ? "worker" : "worker or ethernet") + " core of " + dev.name)
         .note("stream names use physical NOC coordinates (x " + std::to_string(dev.workerColX.empty() ? 0 : dev.workerColX.front()) +
               "-" + std::to_string(dev.workerColX.empty() ? 0 : dev.workerColX.back()) + ", y " +
               std::to_string(dev.workerRowY.empty() ? 0 : dev.workerRowY.front()) + "-" +
@@ -433,6 +444,8 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     else if (k == "src_period_done") ok = getBool(v, what, p.srcPeriodDone) && ok;
     else if (k == "intermediate") ok = getBool(v, what, p.intermediate) && ok;
     else if (k == "dram_padding") ok = getBool(v, what, p.dramPadding) && ok;
+    else if (k == "eth_sender") ok = getBool(v, what, p.ethSender) && ok;
+    else if (k == "eth_receiver") ok = getBool(v, what, p.ethReceiver) && ok;
     else if (k == "padding_value") {
       const std::string* text = scalarText(v, what);
       if (!text) ok = false;
@@ -566,6 +579,10 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
   for (const StreamName& s : p.dest)
     ok = checkWorker(s, destLoc, [&] { return element + ": dest " + streamNameString(s); }) && ok;
   if (!ok) return;
+  if (std::string e = checkEthernetPhase(p, name); !e.empty()) {
+    d_.error("blob-ethernet", keyLoc, element + ": " + e);
+    return;
+  }
   pending.srcLoc = srcLoc;
   pending.destLoc = destLoc;
   phases_[name].push_back(std::move(pending));

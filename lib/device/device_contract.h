@@ -30,6 +30,24 @@ constexpr uint32_t kDataBufferBase = 0x20000;    // operand buffers, allocated b
 constexpr uint32_t kGrayskullL1Size = 1024 * 1024;
 constexpr uint32_t kWormholeB0L1Size = 1464 * 1024;
 
+// ---------------------------------------------------------------------------
+// Ethernet cores (wormhole_b0, blackhole; docs/device-model.md "Ethernet
+// cores"): no Tensix and no kernels, only streams that relay tiles between
+// chips. L1 is the SoC descriptor's eth_l1_size (wormhole_b0 256 KiB). The
+// overlay blob sits where a worker's does (kOverlayBlobBase, at most
+// kOverlayBlobSize); the relay rings pipegen allocates run from
+// kEthDataBufferBase to the top of L1: BUDA's DATA_BUFFER_SPACE_BASE in
+// tt-budabackend src/firmware/riscv/wormhole/eth_l1_address_map.h (below
+// it: the ethernet firmware, its command queue and buffers, the blob).
+// Streams: 32 (pipegen2's ethernet_core_num_noc_streams); 0-3 and 8-11 can
+// send or receive over the core's ethernet link (stream_io_map.h).
+// ---------------------------------------------------------------------------
+constexpr uint32_t kEthDataBufferBase = 0x28000;
+constexpr uint32_t kEthStreamsPerCore = 32;
+constexpr bool isEthernetCapableStream(uint32_t streamId) {
+  return streamId <= 3 || (streamId >= 8 && streamId <= 11);
+}
+
 // Per-hart local memory: private to each of the three threads (.data, .bss,
 // stack). The same addresses on every hart; each sees its own copy.
 constexpr uint32_t kLocalMemBase = 0xFFB00000;

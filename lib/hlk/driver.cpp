@@ -45,6 +45,13 @@ bool generateKernels(const Netlist& nl, const ValidationTarget& target, const Se
     if (!selection.graph.empty() && g.name != selection.graph) continue;
     for (const Op& op : g.ops) {
       if (!selection.op.empty() && op.name != selection.op) continue;
+      // Ethernet cores have no Tensix: the streams of the ethernet cores of
+      // both chips move an ethernet_datacopy's tiles (net2pipe's relays).
+      if (op.type.value == "ethernet_datacopy") {
+        out.skipped.push_back(SkippedOp{g.name, op.name, op.type.value,
+                                        "runs on ethernet cores, which have no Tensix: their streams move the data"});
+        continue;
+      }
       auto config = configureOp(nl, op, target, diags);
       if (!config) {
         ok = false;

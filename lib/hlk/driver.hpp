@@ -29,12 +29,19 @@ struct OpKernel {
   std::vector<OperandInfo> operands;
 };
 
+// An op that runs no kernel, and why (the manifest lists it).
+struct SkippedOp {
+  std::string graph, op, type;
+  std::string reason;
+};
+
 struct Generation {
   std::string netlist; // file name (no directories: the manifest does not depend on where the netlist is)
   std::string arch;
   std::string device;
   std::vector<KernelDir> kernels; // sorted by dir
   std::vector<OpKernel> ops;      // graph order, then op order
+  std::vector<SkippedOp> skipped; // graph order, then op order
 };
 
 struct Selection {

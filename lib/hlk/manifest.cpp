@@ -62,6 +62,11 @@ std::string manifestYaml(const Generation& g) {
         << "    operands:\n";
     for (const OperandInfo& op : o.operands) out << "      - " << operandLine(op) << "\n";
   }
+  // Only when there are any: manifests of netlists without such ops keep their bytes.
+  if (!g.skipped.empty()) out << "skipped:\n";
+  for (const SkippedOp& s : g.skipped)
+    out << "  - {graph: " << support::yamlScalar(s.graph) << ", op: " << support::yamlScalar(s.op)
+        << ", type: " << support::yamlScalar(s.type) << ", reason: " << support::yamlScalar(s.reason) << "}\n";
   return out.str();
 }
 

@@ -10,6 +10,7 @@
 #include "hlk/config.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
+#include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
 
 #include <algorithm>
@@ -22,11 +23,13 @@
 namespace tessera::pipe {
 
 using namespace netlist;
+using namespace build;
 
 Limits limitsFor(const ValidationTarget& target) {
   Limits l;
   const uint64_t l1 = target.device->workerL1Size ? target.device->workerL1Size : archParams(target.arch).defaultWorkerL1Size;
   l.l1DataBytes = l1 > contract::kDataBufferBase ? l1 - contract::kDataBufferBase : 0;
+  l.ethL1DataBytes = target.device->ethL1Size > kEthDataBufferBase ? target.device->ethL1Size - kEthDataBufferBase : 0;
   l.streamsPerCore = static_cast<uint32_t>(archParams(target.arch).maxStreamsPerCore);
   l.mcastStreamsPerCore = 4; // BUDA's per-core resource tracker (net2pipe CoreResources) on every arch
   return l;
@@ -36,106 +39,56 @@ namespace {
 
 constexpr uint32_t kDramCore = 255; // core_coordinates of DRAM and host buffers
 
-std::string coreText(uint32_t r, uint32_t c) { return "[r=" + std::to_string(r) + ", c=" + std::to_string(c) + "]"; }
-std::string coreText(const CoreCoord& rc) { return coreText(rc.r, rc.c); }
 std::string cellText(int64_t r, int64_t c) { return "r = " + std::to_string(r) + ", c = " + std::to_string(c); }
 
 int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
 
-// Bytes of one tile slot: BUDA's tile size (header + data [+ exponents]);
-// an untilized output holds a tile's worth of row-major datums only (no
-// header, no Int8 exponent section).
-uint32_t tileBytes(DataFormat df, bool untilized) {
-  return untilized ? netlist::untilizedDatumBytes(df) * 1024 : tileSizeBytes(df);
-}
-
 int64_t entryTiles(const formats::Blocking& b) { return b.tilesPerCore(); }
-
-// What the whole netlist shares across epochs.
-struct Shared {
-  const Netlist& nl;
-  const ValidationTarget& target;
-  DiagnosticEngine& diags;
-  Compilation& out;
-  std::map<std::string, const Queue*> queues;
-  std::map<std::string, size_t> queueFirstBuffer; // index into out.queueBuffers
-  std::map<const Op*, std::optional<hlk::KernelConfig>> configs;
-  uint64_t nextId = 1;
-  bool ok = true;
-
-  BufferId newId() { return kIdBase + kIdStride * nextId++; }
-};
-
-// A buffer of the epoch being built and what the builder knows beside it.
-struct Buf {
-  Buffer doc;
-  enum class Place { Core, Dram, Padding } place = Place::Core;
-  int category = 0;      // output order: 0 op buffers, 1 queue buffers, 2 padding
-  size_t orderKey = 0;   // within the category
-  const Op* op = nullptr;
-  bool packer = false;   // an op output buffer read by pipes
-  int64_t ublockTiles = 1;
-  // L1 buffers: the smallest size that still works (fitL1 may shrink to it),
-  // in steps of `granule` tiles.
-  int64_t minSize = 0;
-  int64_t granule = 1;
-  // Queue buffers.
-  const Queue* queue = nullptr;
-  size_t queueBuffer = 0; // index into Compilation::queueBuffers
-  bool readStreamed = false, readProlog = false, written = false, writtenEpilogue = false;
-  std::string prologFor;  // first op reading it as a prologue
-  // Filled while finishing.
-  bool hasReaders = false;
-  int64_t window = 1;
-};
-
-struct PendingPipe {
-  std::vector<SourceTile> tiles;  // one input's tiles, in delivery order
-  std::vector<uint32_t> outputs;  // destination buffers
-  std::string comment;
-  const Op* op = nullptr;         // consumer op (op input) or producer op (queue write)
-  int input = -1;                 // op input index; -1 for a queue write
-  bool toDram = false;
-  // A time-multiplexed pipe (nested output_list): the destinations of each
-  // time slot, the first slot being `outputs`; empty for a plain pipe.
-  std::vector<std::vector<uint32_t>> slots;
-  size_t slotCount() const { return slots.empty() ? 1 : slots.size(); }
-  bool multicast() const {
-    if (slots.empty()) return outputs.size() > 1;
-    return std::any_of(slots.begin(), slots.end(), [](const auto& s) { return s.size() > 1; });
-  }
-  std::vector<uint32_t> allOutputs() const {
-    if (slots.empty()) return outputs;
-    std::vector<uint32_t> all;
-    for (const auto& s : slots) all.insert(all.end(), s.begin(), s.end());
-    return all;
-  }
-};
 
 class EpochBuilder {
 public:
   EpochBuilder(Shared& sh, const TemporalEpoch& epoch)
-      : sh_(sh), nl_(sh.nl), diags_(sh.diags), epoch_(epoch), graph_(*epoch.graph),
-        inputCount_(graph_.inputCount.present() ? graph_.inputCount.value : 1) {}
+      : sh_(sh), nl_(sh.nl), diags_(sh.diags), epoch_(epoch), graph_(epoch.firstGraph()),
+        inputCount_(graph_.inputCount.present() ? graph_.inputCount.value : 1),
+        chains_(sh, bufs_, pending_, inputCount_,
+                [this](const std::string& rule, SourceLoc loc, const std::string& message,
+                       const std::vector<std::string>& notes) { fail(rule, loc, message, notes); }) {}
 
   bool build(PipegenYaml& yaml) {
-    for (const Op& op : graph_.ops) opsByName_.emplace(op.name, &op);
-    for (const Op& op : graph_.ops) {
-      auto& cfg = sh_.configs[&op];
+    for (const Graph* g : epoch_.graphs) {
+      const int64_t count = g->inputCount.present() ? g->inputCount.value : 1;
+      // One epoch moves the same number of inputs through every buffer.
+      if (count != inputCount_)
+        fail("pipe-unsupported", g->inputCount.present() ? g->inputCount.loc : g->loc,
+             "graph " + quote(g->name) + " has input_count " + std::to_string(count) + " but graph " +
+                 quote(graph_.name) + ", of the same temporal epoch, has " + std::to_string(inputCount_));
+      for (const Op& op : g->ops) {
+        ops_.push_back(&op);
+        opsByName_.emplace(op.name, &op);
+        opChip_.emplace(&op, chipOf(*g));
+      }
+    }
+    if (!ok_) return false;
+    for (const Op* op : ops_) {
+      if (isEthernetDatacopy(*op)) {
+        createEthernetDatacopyBuffers(*op);
+        continue;
+      }
+      auto& cfg = sh_.configs[op];
       if (!cfg) {
         ok_ = false;
         continue;
       }
-      createOpBuffers(op, *cfg);
+      createOpBuffers(*op, *cfg);
     }
     if (!ok_) return false;
-    for (const Op& op : graph_.ops)
-      for (size_t i = 0; i < op.inputs.size(); ++i) buildInputPipes(op, i);
+    for (const Op* op : ops_)
+      for (size_t i = 0; i < op->inputs.size(); ++i) buildInputPipes(*op, i);
     for (const Queue& q : nl_.queues) {
       auto it = opsByName_.find(q.input.value);
       if (it != opsByName_.end()) buildQueueWrite(q, *it->second);
     }
-    checkUnconsumed();
+    if (!chains_.unrouted()) checkUnconsumed(); // an output whose chain has no route was not read: no second error
     if (!ok_) return false;
     timeMultiplex();
     finish();
@@ -150,10 +103,12 @@ private:
   const Netlist& nl_;
   DiagnosticEngine& diags_;
   const TemporalEpoch& epoch_;
-  const Graph& graph_;
+  const Graph& graph_; // the epoch's first graph (graph_name; the input count of all)
   int64_t inputCount_;
   bool ok_ = true;
+  std::vector<const Op*> ops_; // every op of the epoch's graphs, netlist order
   std::map<std::string, const Op*> opsByName_;
+  std::map<const Op*, uint32_t> opChip_;
   std::vector<Buf> bufs_;
   std::vector<PendingPipe> pending_;
   std::map<uint64_t, uint64_t> relayBytes_;  // by core: relayRingBytes(), set by fitL1
@@ -163,11 +118,22 @@ private:
   std::map<const Op*, std::vector<uint32_t>> opOutputs_;
   std::map<const Op*, const hlk::KernelConfig*> opConfig_;
   std::map<std::string, std::vector<uint32_t>> queueBufs_; // cells row-major
-  std::map<std::pair<DataFormat, double>, uint32_t> padding_;
+  std::map<std::tuple<uint32_t, DataFormat, double>, uint32_t> padding_; // by chip, format, value
+  // ethernet_datacopy: per op, the relay chain pipes of each core, added
+  // after the op's input pipes.
+  std::map<const Op*, std::vector<PendingPipe>> ethernetPipes_;
+  RelayChains chains_; // after bufs_ and pending_: it holds them
 
   std::string epochNote() const {
-    return "temporal epoch " + std::to_string(epoch_.id) + " (graph " + quote(graph_.name) + ")";
+    if (epoch_.graphs.size() == 1)
+      return "temporal epoch " + std::to_string(epoch_.id) + " (graph " + quote(graph_.name) + ")";
+    std::string names;
+    for (const Graph* g : epoch_.graphs) names += (names.empty() ? "" : ", ") + quote(g->name);
+    return "temporal epoch " + std::to_string(epoch_.id) + " (graphs " + names + ")";
   }
+
+  uint32_t chipOfOp(const Op& op) const { return opChip_.at(&op); }
+  static bool isEthernetDatacopy(const Op& op) { return op.type.value == "ethernet_datacopy"; }
 
   CoreCoord physical(const Op& op, int64_t r, int64_t c) const {
     const Dim2 loc = op.gridLoc.value;
@@ -185,6 +151,19 @@ private:
     for (const auto& n : notes) d.note(n);
     d.note(epochNote());
     ok_ = false;
+  }
+
+  // ------------------------------------------------------------ several chips
+  // (relays.cpp: replicas of buffers on other chips, ethernet_datacopy)
+
+  bool multiChip() const { return chains_.multiChip(); }
+  std::string chipPrefix(const Op& op) const { return multiChip() ? "chip " + std::to_string(chipOfOp(op)) + " " : ""; }
+  std::string where(uint32_t h) const { return chains_.where(h); }
+  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc) {
+    return chains_.onChip(lists, chip, op, input, loc);
+  }
+  void createEthernetDatacopyBuffers(const Op& op) {
+    if (!chains_.ethernetDatacopy(op, chipOfOp(op), opInputs_[&op], opOutputs_[&op], ethernetPipes_[&op])) ok_ = false;
   }
 
   bool isGradient(const Op& op) const { return op.gradientOp.value; }
@@ -220,6 +199,7 @@ private:
           d.uniqid = sh_.newId();
           d.mdOpName = op.name;
           d.id = static_cast<uint32_t>(o.operand);
+          d.chipId = chipOfOp(op);
           d.core = pc;
           d.dataFormat = std::string(dataFormatName(o.df));
           switch (o.role) {
@@ -325,8 +305,8 @@ private:
     for (const Queue& q : nl_.queues)
       if (q.input.value == op.name) targets.push_back(&q);
     bool readByOp = false;
-    for (const Op& other : graph_.ops)
-      for (const Operand& in : other.inputs) readByOp |= in.name == op.name;
+    for (const Op* other : ops_)
+      for (const Operand& in : other->inputs) readByOp |= in.name == op.name;
     if (targets.size() != 1 || readByOp) {
       fail("pipe-unsupported", op.loc,
            "op " + quote(op.name) + ": a gradient op must write exactly one queue and feed no op (it has " +
@@ -335,6 +315,12 @@ private:
       return nullptr;
     }
     const Queue& q = *targets.front();
+    if (chipOf(q) != chipOfOp(op)) {
+      fail("pipe-unsupported", op.loc,
+           "gradient op " + quote(op.name) + " on chip " + std::to_string(chipOfOp(op)) + " accumulates in place into queue " +
+               quote(q.name) + " on chip " + std::to_string(chipOf(q)) + ": a gradient op's ram must be on its own chip");
+      return nullptr;
+    }
     const formats::Blocking ob = formats::blockingOf(op), qb = formats::blockingOf(q);
     if (ob.gridR != qb.gridR || ob.gridC != qb.gridC || ob.t != qb.t || ob.mblockR != qb.mblockR || ob.mblockC != qb.mblockC ||
         ob.ublockR != qb.ublockR || ob.ublockC != qb.ublockC || ob.order != qb.order || q.location.value != IoLocation::Dram) {
@@ -371,6 +357,7 @@ private:
         d.uniqid = info.uniqid;
         d.mdOpName = q.name;
         d.comment = "Queue " + q.name + ": " + cellText(r, c);
+        d.chipId = info.chip;
         d.core = CoreCoord{kDramCore, kDramCore};
         d.tilesPerInput = static_cast<uint32_t>(tiles);
         d.sizeTiles = static_cast<uint32_t>(tiles);
@@ -390,8 +377,10 @@ private:
     return queueBufs_.emplace(q.name, std::move(cells)).first->second;
   }
 
-  uint32_t paddingBuffer(DataFormat df, double value, const Op& consumer) {
-    auto key = std::make_pair(df, value);
+  // Constant tiles for the pipes of `chip` (padding buffers are in no
+  // memory, but a pipe reads only its own chip's buffers).
+  uint32_t paddingBuffer(DataFormat df, double value, const Op& consumer, uint32_t chip) {
+    auto key = std::make_tuple(chip, df, value);
     auto it = padding_.find(key);
     if (it != padding_.end()) return it->second;
     Buf b;
@@ -408,6 +397,7 @@ private:
     char text[64];
     std::snprintf(text, sizeof text, "%g", value);
     d.comment = "Padding Buffer: constant " + std::string(text) + " tiles in " + std::string(dataFormatName(df));
+    d.chipId = chip;
     d.core = CoreCoord{kDramCore, kDramCore};
     d.tilesPerInput = 1;
     d.sizeTiles = 1;
@@ -451,7 +441,7 @@ private:
       }
       p.blocking = formats::blockingOf(prod);
       p.df = prod.outDf.value;
-      p.cells = opOutputs_.at(&prod);
+      p.cells = opOutputs_.at(&prod); // an ethernet_datacopy's: its buffers on the destination chip
     } else {
       return std::nullopt; // the validator reported it
     }
@@ -460,11 +450,21 @@ private:
   }
 
   void buildInputPipes(const Op& op, size_t input) {
-    const hlk::KernelConfig& cfg = *opConfig_.at(&op);
-    const hlk::OperandInfo* info = nullptr;
-    for (const auto& o : cfg.operands)
-      if (o.role == hlk::OperandRole::Input && o.index == static_cast<int>(input)) info = &o;
-    if (!info || !info->layout) return; // an input the kernel does not read: no buffer, no pipe
+    const bool ethernet = isEthernetDatacopy(op);
+    KernelLayout layout;
+    if (ethernet) {
+      // No kernel: each core's input relay holds that core's share of the
+      // output, in the output's order (a copy).
+      layout = KernelLayout{op.t.value, op.mblock.value, op.ublock.value, op.order()};
+    } else {
+      const hlk::KernelConfig& cfg = *opConfig_.at(&op);
+      const hlk::OperandInfo* info = nullptr;
+      for (const auto& o : cfg.operands)
+        if (o.role == hlk::OperandRole::Input && o.index == static_cast<int>(input)) info = &o;
+      if (!info || !info->layout) return; // an input the kernel does not read: no buffer, no pipe
+      const hlk::Layout& hl = *info->layout;
+      layout = KernelLayout{hl.t, hl.mblock, hl.ublock, hl.order};
+    }
     auto prod = producerOf(op, input);
     if (!prod) {
       ok_ = false;
@@ -478,8 +478,6 @@ private:
            "op " + quote(op.name) + " input " + std::to_string(input) + ": " + why);
       return;
     }
-    const hlk::Layout& hl = *info->layout;
-    const KernelLayout layout{hl.t, hl.mblock, hl.ublock, hl.order};
     const Dim2 grid = op.gridSize.value;
     const int64_t cores = grid.r * grid.c;
     std::vector<std::vector<SourceTile>> lists(static_cast<size_t>(cores));
@@ -498,13 +496,32 @@ private:
         for (const TileRef& t : tiles) {
           const TileSource src = map->source(t);
           if (src.padding) {
-            list.push_back(SourceTile{paddingBuffer(prod->df, src.padValue, op), 0});
+            list.push_back(SourceTile{paddingBuffer(prod->df, src.padValue, op, chipOfOp(op)), 0});
             continue;
           }
           const TileLocation loc = locateTile(prod->blocking, src.tile);
           list.push_back(SourceTile{prod->cells[static_cast<size_t>(loc.coreR * prod->blocking.gridC + loc.coreC)], loc.index});
         }
       }
+    // Producer buffers on another chip: read their replica on this one.
+    if (!onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc)) return;
+    const std::vector<uint32_t>& dests = opInputs_.at(&op)[input];
+    if (ethernet) {
+      // One pipe into each core's input relay, then its chain.
+      for (int64_t k = 0; k < cores; ++k) {
+        PendingPipe p;
+        p.tiles = std::move(lists[static_cast<size_t>(k)]);
+        p.op = &op;
+        p.input = static_cast<int>(input);
+        p.outputs.push_back(dests[static_cast<size_t>(k)]);
+        p.comment = "Op: " + op.name + ", input " + std::to_string(input) + ", from " + in.name + " to core " +
+                    std::to_string(k) + " at " + where(dests[static_cast<size_t>(k)]);
+        pending_.push_back(std::move(p));
+      }
+      for (PendingPipe& p : ethernetPipes_[&op]) pending_.push_back(std::move(p));
+      ethernetPipes_.erase(&op);
+      return;
+    }
     // Cores with the same list share one pipe (a multicast when they form a
     // rectangle of worker cores; else one pipe per row segment).
     // Groups in order of their first core; lists compared by hash first.
@@ -534,7 +551,6 @@ private:
         groups.push_back(Group{static_cast<size_t>(k), {k}});
       }
     }
-    const std::vector<uint32_t>& dests = opInputs_.at(&op)[input];
     for (const Group& group : groups) {
       const std::vector<std::vector<int64_t>> parts = rectangles(op, group.members);
       for (size_t pi = 0; pi < parts.size(); ++pi) {
@@ -549,7 +565,8 @@ private:
           p.outputs.push_back(dests[static_cast<size_t>(k)]);
           cs.push_back(bufs_[dests[static_cast<size_t>(k)]].doc.core);
         }
-        p.comment = "Op: " + op.name + ", input " + std::to_string(input) + ", from " + in.name + " to " + coresText(cs);
+        p.comment = "Op: " + op.name + ", input " + std::to_string(input) + ", from " + in.name + " to " + chipPrefix(op) +
+                    coresText(cs);
         pending_.push_back(std::move(p));
       }
     }
@@ -662,7 +679,7 @@ private:
           for (const formats::TileCoord& tc : formats::coreTileOrder(qb, r, c)) {
             const TileSource src = map->source(TileRef{tc.t, tc.rt, tc.ct});
             if (src.padding) {
-              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op), 0});
+              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op, chipOf(q)), 0});
               continue;
             }
             const TileLocation loc = locateTile(ob, src.tile);
@@ -671,12 +688,30 @@ private:
             from.insert(h);
           }
         }
-        std::vector<CoreCoord> cs;
-        for (uint32_t h : from) cs.push_back(bufs_[h].doc.core);
-        std::sort(cs.begin(), cs.end(), [](const CoreCoord& a, const CoreCoord& b) { return a.r != b.r ? a.r < b.r : a.c < b.c; });
         std::string src;
-        for (size_t i = 0; i < cs.size() && i < 4; ++i) src += (i ? " " : "") + coreText(cs[i]);
-        if (cs.size() > 4) src += " .. " + coreText(cs.back()) + " (" + std::to_string(cs.size()) + " cores)";
+        if (chipOf(q) != chipOfOp(op)) {
+          // Written from the op's replicas on the queue's chip.
+          std::vector<std::vector<SourceTile>> lists{std::move(p.tiles)};
+          if (!onChip(lists, chipOf(q), op, -1, q.loc)) return;
+          p.tiles = std::move(lists.front());
+          std::set<uint32_t> relays;
+          for (const SourceTile& t : p.tiles)
+            if (bufs_[t.source].place == Buf::Place::Core) relays.insert(t.source);
+          for (uint32_t h : relays) {
+            if (src.size() > 200) {
+              src += " ..";
+              break;
+            }
+            src += (src.empty() ? "" : ", ") + where(h);
+          }
+        } else {
+          std::vector<CoreCoord> cs;
+          for (uint32_t h : from) cs.push_back(bufs_[h].doc.core);
+          std::sort(cs.begin(), cs.end(), [](const CoreCoord& a, const CoreCoord& b) { return a.r != b.r ? a.r < b.r : a.c < b.c; });
+          src = chipPrefix(op);
+          for (size_t i = 0; i < cs.size() && i < 4; ++i) src += (i ? " " : "") + coreText(cs[i]);
+          if (cs.size() > 4) src += " .. " + coreText(cs.back()) + " (" + std::to_string(cs.size()) + " cores)";
+        }
         p.comment = "Queue: " + q.name + ", input 0, " + cellText(r, c) + ", from op " + op.name + " " + src;
         pending_.push_back(std::move(p));
       }
@@ -687,7 +722,8 @@ private:
     std::set<uint32_t> read;
     for (const PendingPipe& p : pending_)
       for (const SourceTile& t : p.tiles) read.insert(t.source);
-    for (const Op& op : graph_.ops) {
+    for (const Op* opp : ops_) {
+      const Op& op = *opp;
       if (isGradient(op) || !opOutputs_.count(&op)) continue;
       bool any = false;
       for (uint32_t h : opOutputs_.at(&op)) any |= read.count(h) > 0;
@@ -701,22 +737,23 @@ private:
   // Where a pipe's sending stream runs: the source core when all its tiles
   // come from one core (`single`), else (DRAM, padding, a gather) the first
   // destination core, or for a DRAM write the first source core.
-  CoreCoord sendingCore(const PendingPipe& p, bool* single = nullptr) const {
+  // (A buffer on that core.)
+  uint32_t sendingCore(const PendingPipe& p, bool* single = nullptr) const {
     std::set<uint64_t> srcCores;
     bool offCore = false;
     for (const SourceTile& t : p.tiles) {
-      if (bufs_[t.source].place == Buf::Place::Core) srcCores.insert(coreKey(bufs_[t.source].doc.core));
+      if (bufs_[t.source].place == Buf::Place::Core) srcCores.insert(coreKey(t.source));
       else offCore = true;
     }
     const bool one = !offCore && srcCores.size() == 1;
     if (single) *single = one;
-    CoreCoord firstSrc = bufs_[p.tiles.front().source].doc.core;
+    uint32_t firstSrc = p.tiles.front().source;
     for (const SourceTile& t : p.tiles)
       if (bufs_[t.source].place == Buf::Place::Core) {
-        firstSrc = bufs_[t.source].doc.core;
+        firstSrc = t.source;
         break;
       }
-    return p.toDram || one ? firstSrc : bufs_[p.outputs.front()].doc.core;
+    return p.toDram || one ? firstSrc : p.outputs.front();
   }
 
   // A core sending more multicasts than it has multicast streams shares
@@ -809,9 +846,9 @@ private:
     while (!todo.empty()) {
       const Op* cur = todo.back();
       todo.pop_back();
-      for (const Op& other : graph_.ops)
-        for (const Operand& in : other.inputs)
-          if (in.name == cur->name && seen.insert(&other).second) todo.push_back(&other);
+      for (const Op* other : ops_)
+        for (const Operand& in : other->inputs)
+          if (in.name == cur->name && seen.insert(other).second) todo.push_back(other);
     }
     return downstream_.emplace(&op, std::move(seen)).first->second;
   }
@@ -971,15 +1008,17 @@ private:
       if (pp.toDram) {
         p.incomingNocId = 0;
         p.outgoingNocId = 0;
-        p.mcastCoreRc.push_back({0, bufs_[pp.tiles.front().source].doc.core.r, bufs_[pp.tiles.front().source].doc.core.c});
+        const Buffer& src = bufs_[pp.tiles.front().source].doc;
+        p.mcastCoreRc.push_back({src.chipId, src.core.r, src.core.c});
       } else {
         const CoreCoord first = bufs_[pp.outputs.front()].doc.core, last = bufs_[pp.outputs.back()].doc.core;
         p.outgoingNocId = mcast && first.c == last.c && first.r != last.r ? 1 : 0; // column multicasts on NOC 1
         p.incomingVc = 2;
         p.outgoingVc = mcast ? 4 : 2;
-        if (pp.slots.empty()) p.mcastCoreRc.push_back({0, first.r, first.c});
+        const uint32_t chip = bufs_[pp.outputs.front()].doc.chipId;
+        if (pp.slots.empty()) p.mcastCoreRc.push_back({chip, first.r, first.c});
         for (const auto& slot : pp.slots) // one per slot, as BUDA writes them
-          p.mcastCoreRc.push_back({0, bufs_[slot.front()].doc.core.r, bufs_[slot.front()].doc.core.c});
+          p.mcastCoreRc.push_back({chip, bufs_[slot.front()].doc.core.r, bufs_[slot.front()].doc.core.c});
       }
       bool dram = false;
       for (uint32_t h : entrySource) dram |= bufs_[h].place != Buf::Place::Core;
@@ -999,7 +1038,8 @@ private:
       // Destination granularity: the chunks it receives.
       for (uint32_t h : pp.allOutputs()) {
         Buffer& d = bufs_[h].doc;
-        if (bufs_[h].place == Buf::Place::Core) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
+        // (A relay is read as well: its chunks are those of its readers.)
+        if (bufs_[h].place == Buf::Place::Core && !d.ethernetChan) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
       }
       pipes_.push_back(std::move(p));
     }
@@ -1013,12 +1053,12 @@ private:
   // once, its readers' window). checkResources reports a core that still
   // does not fit.
   void fitL1() {
-    const uint64_t limit = sh_.out.limits.l1DataBytes;
     std::map<uint64_t, std::vector<uint32_t>> byCore;
     for (size_t h = 0; h < bufs_.size(); ++h)
-      if (bufs_[h].place == Buf::Place::Core) byCore[coreKey(bufs_[h].doc.core)].push_back(static_cast<uint32_t>(h));
+      if (bufs_[h].place == Buf::Place::Core) byCore[coreKey(static_cast<uint32_t>(h))].push_back(static_cast<uint32_t>(h));
     relayBytes_ = relayRingBytes();
     for (auto& [key, hs] : byCore) {
+      const uint64_t limit = l1Limit(key);
       const auto relay = relayBytes_.find(key);
       uint64_t used = relay == relayBytes_.end() ? 0 : relay->second;
       for (uint32_t h : hs) used += uint64_t{bufs_[h].doc.sizeTiles} * bufs_[h].doc.tileSize;
@@ -1057,7 +1097,7 @@ private:
     for (const PendingPipe& p : pending_) {
       if (!p.multicast() && !p.toDram) continue;
       bool single = false;
-      const CoreCoord host = sendingCore(p, &single);
+      const uint32_t host = sendingCore(p, &single);
       if (single) continue;
       bytes[coreKey(host)] += uint64_t{kExtraStreamRingTiles} * bufs_[p.tiles.front().source].doc.tileSize;
     }
@@ -1071,9 +1111,21 @@ private:
     std::vector<uint32_t> buffers;
     uint32_t forkStreams = 0, relayStreams = 0, mcast = 0, dramIn = 0, dramOut = 0;
     uint64_t relayBytes = 0;  // rings of pipegen's extra streams (relayRingBytes)
+    int64_t buffer = -1;      // a buffer on the core (names it in messages)
   };
 
-  static uint64_t coreKey(const CoreCoord& c) { return (uint64_t{c.r} << 32) | c.c; }
+  // Bytes free for data in the L1 of a core (worker or ethernet).
+  uint64_t l1Limit(uint64_t key) const {
+    return ethKey(key) ? sh_.out.limits.ethL1DataBytes : sh_.out.limits.l1DataBytes;
+  }
+
+  // A core of the cluster: chip, worker or ethernet core, coordinates
+  // (worker cores of chip 0 in row-major order first).
+  uint64_t coreKey(uint32_t h) const {
+    const Buffer& d = bufs_[h].doc;
+    return (uint64_t{d.chipId} << 40) | (uint64_t{d.ethernetChan.has_value()} << 39) | (uint64_t{d.core.r} << 16) | d.core.c;
+  }
+  static bool ethKey(uint64_t key) { return (key >> 39) & 1; }
 
   void checkResources() {
     const Limits& lim = sh_.out.limits;
@@ -1081,8 +1133,9 @@ private:
     for (size_t h = 0; h < bufs_.size(); ++h) {
       const Buf& b = bufs_[h];
       if (b.place != Buf::Place::Core) continue;
-      CoreUse& u = cores[coreKey(b.doc.core)];
+      CoreUse& u = cores[coreKey(static_cast<uint32_t>(h))];
       u.op = b.op;
+      u.buffer = static_cast<int64_t>(h);
       u.l1 += uint64_t{b.doc.sizeTiles} * b.doc.tileSize;
       u.buffers.push_back(static_cast<uint32_t>(h));
     }
@@ -1094,28 +1147,34 @@ private:
       for (uint32_t h : srcs)
         if (bufs_[h].packer) ++packerReaders[h];
       bool single = false;
-      const CoreCoord host = sendingCore(p, &single);
+      const uint32_t host = sendingCore(p, &single);
       const bool dramIn = std::any_of(srcs.begin(), srcs.end(), [&](uint32_t h) { return bufs_[h].place == Buf::Place::Dram; });
+      CoreUse& hu = cores[coreKey(host)];
+      if (hu.buffer < 0) hu.buffer = host;
       if (p.multicast()) { // a time-multiplexed pipe is one stream
-        ++cores[coreKey(host)].mcast;
-        if (!single) ++cores[coreKey(host)].relayStreams;
+        ++hu.mcast;
+        if (!single) ++hu.relayStreams;
       }
-      if (dramIn) ++cores[coreKey(host)].dramIn;
-      if (p.toDram) ++cores[coreKey(host)].dramOut;
+      if (dramIn) ++hu.dramIn;
+      if (p.toDram) ++hu.dramOut;
     }
     for (const auto& [h, n] : packerReaders)
-      if (n > 1) cores[coreKey(bufs_[h].doc.core)].forkStreams += n - 1;
+      if (n > 1) cores[coreKey(h)].forkStreams += n - 1;
     for (const auto& [key, bytes] : relayBytes_) {
       cores[key].l1 += bytes;
       cores[key].relayBytes += bytes;
     }
 
     for (const auto& [key, u] : cores) {
-      const CoreCoord core{static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key & 0xffffffffu)};
+      if (u.buffer < 0) continue; // (every core has one)
+      const uint32_t rep = static_cast<uint32_t>(u.buffer);
       const Op* op = u.op;
       const SourceLoc loc = op ? op->loc : graph_.loc;
-      const std::string who = "core " + coreText(core) + (op ? " (op " + quote(op->name) + ")" : "");
-      if (u.l1 > lim.l1DataBytes) {
+      const bool eth = ethKey(key);
+      const uint64_t l1 = l1Limit(key);
+      const std::string who = (eth || multiChip() ? where(rep) : "core " + coreText(bufs_[rep].doc.core)) +
+                              (op ? (eth ? " (relays for op " : " (op ") + quote(op->name) + ")" : "");
+      if (u.l1 > l1) {
         std::vector<std::string> notes;
         for (uint32_t h : u.buffers) {
           const Buffer& d = bufs_[h].doc;
@@ -1128,8 +1187,9 @@ private:
                           " bytes (" + std::to_string(kExtraStreamRingTiles) + " tiles each)");
         notes.push_back("every buffer is at the smallest size its kernel and readers need");
         fail("pipe-l1-overflow", loc,
-             who + ": buffers need " + std::to_string(u.l1) + " bytes of L1 but " + std::to_string(lim.l1DataBytes) +
-                 " bytes are free for data (L1 from 0x" + hexText(contract::kDataBufferBase) + " to its end)",
+             who + ": buffers need " + std::to_string(u.l1) + " bytes of L1 but " + std::to_string(l1) +
+                 " bytes are free for data (L1 from 0x" + hexText(eth ? kEthDataBufferBase : contract::kDataBufferBase) +
+                 " to its end" + (eth ? ", eth_l1_size " + std::to_string(sh_.target.device->ethL1Size) : "") + ")",
              notes);
       }
       const uint32_t streams = static_cast<uint32_t>(u.buffers.size()) + u.forkStreams + u.relayStreams;
@@ -1180,6 +1240,8 @@ private:
     if (d.bufferType == BufferType::Unpacker) return "input " + std::to_string(d.id);
     if (d.bufferType == BufferType::Packer) return "output";
     if (d.bufferTypeText == "gradient_op") return "gradient accumulation";
+    if (d.bufferType == BufferType::Relay) return "relay of " + d.mdOpName;
+    if (d.bufferType == BufferType::Ethernet) return "ethernet_datacopy output";
     return "intermediate " + std::to_string(d.id);
   }
 
@@ -1200,19 +1262,24 @@ private:
 
   // Who reads and writes each queue buffer (the epoch index).
   void recordAccess() {
-    std::map<std::tuple<size_t, std::string, int>, std::set<std::pair<uint32_t, uint32_t>>> reads, writes;
+    // Key: queue buffer, op, input, over ethernet (cores are ethernet cores).
+    std::map<std::tuple<size_t, std::string, int, bool>, std::set<std::pair<uint32_t, uint32_t>>> reads, writes;
     for (const PendingPipe& p : pending_) {
       std::set<uint32_t> srcs;
       for (const SourceTile& t : p.tiles) srcs.insert(t.source);
       if (p.toDram) {
         const Buf& dst = bufs_[p.outputs.front()];
-        auto& cs = writes[{dst.queueBuffer, p.op->name, -1}];
+        bool relay = false;
+        for (uint32_t h : srcs) relay |= bufs_[h].doc.ethernetChan.has_value();
+        auto& cs = writes[{dst.queueBuffer, p.op->name, -1, relay}];
         for (uint32_t h : srcs) cs.insert({bufs_[h].doc.core.r, bufs_[h].doc.core.c});
         continue;
       }
+      bool relay = false;
+      for (uint32_t o : p.allOutputs()) relay |= bufs_[o].doc.ethernetChan.has_value();
       for (uint32_t h : srcs) {
         if (bufs_[h].place != Buf::Place::Dram) continue;
-        auto& cs = reads[{bufs_[h].queueBuffer, p.op->name, p.input}];
+        auto& cs = reads[{bufs_[h].queueBuffer, p.op->name, p.input, relay}];
         for (uint32_t o : p.allOutputs()) cs.insert({bufs_[o].doc.core.r, bufs_[o].doc.core.c});
       }
     }
@@ -1222,6 +1289,7 @@ private:
         a.epoch = epoch_.id;
         a.op = std::get<1>(key);
         a.input = std::get<2>(key);
+        a.relay = std::get<3>(key);
         for (const auto& [r, c] : cs) a.cores.push_back(CoreCoord{r, c});
         auto& info = sh_.out.queueBuffers[std::get<0>(key)];
         (isRead ? info.readers : info.writers).push_back(std::move(a));
@@ -1254,8 +1322,15 @@ private:
 } // namespace
 
 bool compileNetlist(const Netlist& nl, const ValidationTarget& target, DiagnosticEngine& diags, Compilation& out) {
-  Shared sh{nl, target, diags, out, {}, {}, {}};
+  return compileNetlist(nl, target, singleChipCluster(), diags, out);
+}
+
+bool compileNetlist(const Netlist& nl, const ValidationTarget& target, const ClusterDescriptor& cluster,
+                    DiagnosticEngine& diags, Compilation& out) {
+  Shared sh{nl, target, cluster, diags, out, {}, {}, {}};
   out.limits = limitsFor(target);
+  out.cluster = cluster.name;
+  out.multiChip = cluster.chipCount() > 1;
   // Queue buffers first: their ids are the same in every epoch.
   for (const Queue& q : nl.queues) {
     sh.queues.emplace(q.name, &q);
@@ -1271,6 +1346,7 @@ bool compileNetlist(const Netlist& nl, const ValidationTarget& target, Diagnosti
         info.cellC = c;
         info.uniqid = sh.newId();
         info.host = host;
+        info.chip = chipOf(q);
         const size_t k = static_cast<size_t>(r * grid.c + c);
         if (k < allocs.size()) {
           info.channel = allocs[k].channel;
@@ -1280,9 +1356,11 @@ bool compileNetlist(const Netlist& nl, const ValidationTarget& target, Diagnosti
       }
   }
   // One kernel configuration per op (net2hlks' contract: operands, tile orders, sizes).
+  // ethernet_datacopy has none (net2hlks skips it): relay chains move its tiles.
   for (const Graph& g : nl.graphs)
-    for (const Op& op : g.ops) sh.configs[&op] = hlk::configureOp(nl, op, target, diags);
-  for (const TemporalEpoch& e : deriveEpochs(nl)) {
+    for (const Op& op : g.ops)
+      if (op.type.value != "ethernet_datacopy") sh.configs[&op] = hlk::configureOp(nl, op, target, diags);
+  for (const TemporalEpoch& e : deriveEpochs(nl, target.arch)) {
     EpochOutput eo;
     eo.epoch = e;
     EpochBuilder builder(sh, e);

@@ -41,14 +41,26 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
   s += "netlist: " + support::yamlScalar(netlistName) + "\n";
   s += "arch: " + arch + "\n";
   s += "device: " + support::yamlScalar(device) + "\n";
+  // Several chips only: single-chip indexes keep their bytes.
+  if (c.multiChip) s += "cluster: " + support::yamlScalar(c.cluster) + "\n";
   s += "epochs:\n";
   for (const EpochOutput& eo : c.epochs) {
     const TemporalEpoch& e = eo.epoch;
-    const Graph& g = *e.graph;
-    s += "  # temporal epoch " + std::to_string(e.id) + ": graph '" + g.name + "'" +
+    const Graph& g = e.firstGraph();
+    std::string names, quoted;
+    for (const Graph* eg : e.graphs) {
+      names += (names.empty() ? "" : ", ") + support::yamlScalar(eg->name);
+      quoted += (quoted.empty() ? "'" : ", '") + eg->name + "'";
+    }
+    s += "  # temporal epoch " + std::to_string(e.id) + ": graph" + (e.graphs.size() > 1 ? "s " : " ") + quoted +
          (e.executions.empty() ? ", executed by no program" : "") + "\n";
     s += "  - epoch: " + std::to_string(e.id) + "\n";
-    s += "    graphs: [" + support::yamlScalar(g.name) + "]\n";
+    s += "    graphs: [" + names + "]\n";
+    if (c.multiChip) {
+      std::string chips;
+      for (uint32_t chip : e.chips) chips += (chips.empty() ? "" : ", ") + std::to_string(chip);
+      s += "    chips: [" + chips + "]\n";
+    }
     s += "    pipegen: " + epochDir(e.id) + "/overlay/pipegen.yaml\n";
     s += "    input_count: " + std::to_string(g.inputCount.present() ? g.inputCount.value : 1) + "\n";
     std::string pro, epi;
@@ -74,6 +86,7 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
     if (b.queue != current) {
       current = b.queue;
       s += "  - name: " + support::yamlScalar(b.queue) + "\n";
+      if (c.multiChip) s += "    chip: " + std::to_string(b.chip) + "\n";
       s += "    buffers:\n";
     }
     s += "      # queue '" + b.queue + "' r = " + std::to_string(b.cellR) + ", c = " + std::to_string(b.cellC) + "\n";
@@ -90,6 +103,7 @@ std::string epochsIndexYaml(const Compilation& c, const std::string& netlistName
         s += "          - {epoch: " + std::to_string(a.epoch) + ", op: " + support::yamlScalar(a.op);
         if (a.input >= 0) s += ", input: " + std::to_string(a.input);
         if (a.gradient) s += ", gradient: true";
+        if (a.relay) s += ", relay: true";
         s += ", cores: " + cores(a.cores) + "}\n";
       }
     };

@@ -1,11 +1,17 @@
 #include "pipe/epochs.hpp"
 
+#include "netlist/temporal_graphs.hpp"
+
+#include <optional>
 #include <set>
 #include <tuple>
 
 namespace tessera::pipe {
 
 using namespace netlist;
+
+uint32_t chipOf(const Graph& g) { return g.targetDevice.present() ? static_cast<uint32_t>(g.targetDevice.value) : 0; }
+uint32_t chipOf(const Queue& q) { return q.targetDevice.present() ? static_cast<uint32_t>(q.targetDevice.value) : 0; }
 
 namespace {
 
@@ -25,46 +31,79 @@ std::set<std::string> queuesTouched(const Netlist& nl, const Graph& g) {
 
 bool literalTrue(const std::optional<Operand64>& v) { return v && !v->isVar && v->value != 0; }
 
+// One launch being collected: consecutive executes of one temporal graph.
+struct Launch {
+  uint32_t temporalGraph = 0;
+  std::set<std::string> graphs;
+  std::map<std::string, StaticSettings> settings;
+  std::vector<Execution> executions;
+};
+
 } // namespace
 
-std::vector<TemporalEpoch> deriveEpochs(const Netlist& nl) {
+std::vector<TemporalEpoch> deriveEpochs(const Netlist& nl, Arch arch) {
+  const TemporalGraphs tgs = deriveTemporalGraphs(nl, arch);
   std::vector<TemporalEpoch> epochs;
   std::map<std::string, const Graph*> graphs;
   for (const Graph& g : nl.graphs) graphs.emplace(g.name, &g);
-  std::map<std::pair<std::string, std::map<std::string, StaticSettings>>, size_t> index;
-  std::set<std::string> executed;
+  std::map<std::pair<uint32_t, std::map<std::string, StaticSettings>>, size_t> index;
+  std::set<uint32_t> executed;
   std::map<std::string, std::set<std::string>> touchedByGraph;
-  for (const Program& p : nl.programs)
+
+  auto close = [&](std::optional<Launch>& launch) {
+    if (!launch) return;
+    auto key = std::make_pair(launch->temporalGraph, launch->settings);
+    auto [it, fresh] = index.emplace(key, epochs.size());
+    if (fresh) {
+      const TemporalGraph& tg = tgs.list[launch->temporalGraph];
+      TemporalEpoch e;
+      e.id = static_cast<uint32_t>(epochs.size());
+      e.temporalGraph = tg.id;
+      e.graphs = tg.graphs;
+      for (const Graph* g : tg.graphs) e.chips.insert(chipOf(*g));
+      e.settings = launch->settings;
+      epochs.push_back(std::move(e));
+    }
+    TemporalEpoch& e = epochs[it->second];
+    e.executions.insert(e.executions.end(), launch->executions.begin(), launch->executions.end());
+    executed.insert(launch->temporalGraph);
+    launch.reset();
+  };
+
+  for (const Program& p : nl.programs) {
+    std::optional<Launch> launch;
     for (const Instruction& ins : p.instructions) {
-      if (ins.kind != InstrKind::Execute) continue;
+      if (ins.kind != InstrKind::Execute) { // the runtime's rule (docs/runtime.md "Launches")
+        close(launch);
+        continue;
+      }
       auto g = graphs.find(ins.graphName.value);
-      if (g == graphs.end()) continue; // the validator reported it
+      auto tg = tgs.find(ins.graphName.value);
+      if (g == graphs.end() || !tg) continue; // the validator reported it
+      if (launch && (launch->temporalGraph != *tg || launch->graphs.count(g->first))) close(launch);
+      if (!launch) {
+        launch.emplace();
+        launch->temporalGraph = *tg;
+      }
+      launch->graphs.insert(g->first);
       auto t = touchedByGraph.find(g->first);
       if (t == touchedByGraph.end()) t = touchedByGraph.emplace(g->first, queuesTouched(nl, *g->second)).first;
-      const std::set<std::string>& touched = t->second;
-      std::map<std::string, StaticSettings> settings;
       for (const QueueSetting& qs : ins.queueSettings) {
-        if (!touched.count(qs.queue)) continue;
+        if (!t->second.count(qs.queue)) continue;
         StaticSettings s{literalTrue(qs.prologue), literalTrue(qs.epilogue)};
-        if (s != StaticSettings{}) settings[qs.queue] = s;
+        if (s != StaticSettings{}) launch->settings.emplace(qs.queue, s); // the first execute's wins
       }
-      auto key = std::make_pair(g->first, settings);
-      auto [it, fresh] = index.emplace(key, epochs.size());
-      if (fresh) {
-        TemporalEpoch e;
-        e.id = static_cast<uint32_t>(epochs.size());
-        e.graph = g->second;
-        e.settings = std::move(settings);
-        epochs.push_back(std::move(e));
-      }
-      epochs[it->second].executions.push_back(Execution{p.name, ins.loc});
-      executed.insert(g->first);
+      launch->executions.push_back(Execution{p.name, ins.loc});
     }
-  for (const Graph& g : nl.graphs) {
-    if (executed.count(g.name)) continue;
+    close(launch);
+  }
+  for (const TemporalGraph& tg : tgs.list) {
+    if (executed.count(tg.id)) continue;
     TemporalEpoch e;
     e.id = static_cast<uint32_t>(epochs.size());
-    e.graph = &g;
+    e.temporalGraph = tg.id;
+    e.graphs = tg.graphs;
+    for (const Graph* g : tg.graphs) e.chips.insert(chipOf(*g));
     epochs.push_back(std::move(e));
   }
   return epochs;

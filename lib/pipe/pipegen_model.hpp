@@ -48,8 +48,8 @@ enum class BufferType {
   Intermediate,  // "intermediate": fused-op/matmul-spill buffer (24-31), never piped
   DramIo,        // "dram_io": a queue's DRAM buffer streamed by cores
   DramProlog,    // "dram_prolog": a queue's DRAM buffer copied into L1 at epoch start
-  Relay,         // "relay": a forwarding buffer on a core (post-TM relays)
-  Ethernet,      // "ethernet": multi-chip (accepted, not used on one chip)
+  Relay,         // "relay": a forwarding buffer on a core (post-TM relays; Tessera: on ethernet cores)
+  Ethernet,      // "ethernet": an ethernet_datacopy output on an ethernet core (multi-chip)
   Other,         // anything else; the text is kept in Buffer::bufferTypeText
 };
 
@@ -100,6 +100,10 @@ struct Buffer {
   uint32_t untilizedOutputCDim = 0;           // untilized_output_c_dim
   uint32_t untilizedOutputZDim = 0;           // untilized_output_z_dim
   std::optional<std::string> dataFormat;      // Tessera addition: data_format (BUDA omits it)
+  // Tessera addition: ethernet_chan, the channel of the ethernet core a
+  // relay or ethernet buffer sits on (core_coordinates are then that
+  // core's NOC [y, x]; docs/cluster.md "The data path").
+  std::optional<uint32_t> ethernetChan;
   // Added by net2pipe (lib/pipe): padding buffers (pad TMs, input_N_pad).
   bool isPadding = false;                     // is_padding: every tile read from it is a constant tile
   std::optional<double> paddingValue;         // Tessera addition: padding_value (the constant; 0 when absent)

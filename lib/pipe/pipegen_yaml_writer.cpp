@@ -167,6 +167,7 @@ void writeBuffer(std::string& s, const Buffer& b) {
   // Tessera additions last.
   if (b.paddingValue) w.put("padding_value", real(*b.paddingValue));
   if (b.dataFormat) w.put("data_format", support::yamlScalar(*b.dataFormat));
+  if (b.ethernetChan) w.put("ethernet_chan", std::to_string(*b.ethernetChan));
   w.rest();
 }
 

@@ -121,6 +121,8 @@ void writePhase(std::string& out, Fields& f, const blob::StreamPhase& ph) {
   f.add("dram_output") += boolText(ph.dramOutput);
   if (ph.dramPadding) f.add("dram_padding") += "true";
   if (dram) f.add("dram_ram") += boolText(ph.dramRam);
+  if (ph.ethReceiver) f.add("eth_receiver") += "true";
+  if (ph.ethSender) f.add("eth_sender") += "true";
   appendNumber(f.add("incoming_data_noc"), ph.incomingDataNoc);
   if (ph.intermediate) f.add("intermediate") += "true";
   f.add("local_receiver") += boolText(ph.localReceiver);

@@ -14,11 +14,20 @@
 //                      tile sizes that differ, a buffer fed by two pipes
 //   [unsupported]      a documented shape pipegen does not implement
 //                      (pipe_consumer_repeat > 1, DRAM-to-DRAM pipes,
-//                      multicast into DRAM, ethernet buffers, relays it cannot
-//                      fold, an unpacker as a pipe input ...)
-//   [out-of-streams]   a core needs more overlay streams than it has
+//                      multicast into DRAM, relays it cannot fold, an
+//                      unpacker as a pipe input, a relay chain fed by two
+//                      streams ...)
+//   [ethernet-pipe]    a pipe that crosses chips without being an ethernet
+//                      pipe (one relay or ethernet buffer on an ethernet
+//                      core of each chip); a buffer on a chip the cluster
+//                      does not have
+//   [ethernet-link]    an ethernet pipe whose two ethernet cores are not the
+//                      two ends of one link of the cluster
+//   [out-of-streams]   a core (worker or ethernet) needs more overlay
+//                      streams, or ethernet-capable streams, than it has
 //   [out-of-l1]        a core's buffers do not fit between
-//                      contract::kDataBufferBase and the top of L1
+//                      contract::kDataBufferBase (ethernet cores:
+//                      kEthDataBufferBase) and the top of its L1
 //   [phase-limit]      an epoch whose phases cannot be expressed compactly
 //                      and would exceed the unroll limit
 //   [epoch-tiles]      warning: a pipe delivers a different number of tiles
@@ -27,6 +36,7 @@
 //                      or a relay buffer no pipe reads
 #pragma once
 #include "blob/blob_model.hpp"
+#include "device/cluster.hpp"
 #include "device/soc_descriptor.hpp"
 #include "pipe/pipegen_model.hpp"
 #include "support/diagnostics.hpp"
@@ -58,6 +68,10 @@ struct GenerateOptions {
   // Off: the ring holds whole periods and src_freed_tiles is 0 until the
   // period is done (more L1, for blob readers without early release).
   bool releaseWindows = true;
+  // The cluster the epoch runs on (docs/cluster.md): chip ids must be its
+  // chips and ethernet pipes must join the two ends of one of its links.
+  // Null: no such checks (one chip, or a caller that checked already).
+  const ClusterDescriptor* cluster = nullptr;
 };
 
 // One L1 allocation, for reports and tests.

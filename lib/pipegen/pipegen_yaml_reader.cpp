@@ -337,6 +337,10 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
         good = false;
       }
       if (good) b.core = {rc[0], rc[1]};
+    } else if (f == "ethernet_chan") {
+      uint32_t chan = 0;
+      good = u32(v, f, chan);
+      if (good) b.ethernetChan = chan;
     } else if (f == "size_tiles") good = u32(v, f, b.sizeTiles);
     else if (f == "scatter_gather_num_tiles") good = u32(v, f, b.scatterGatherNumTiles);
     else if (f == "is_scatter") good = flag(v, f, b.isScatter);

@@ -11,7 +11,7 @@
 //   or from DRAM) in one phase of each stream involved.
 // - component: pipes that share a packer (a fork) and so must be unrolled
 //   together; all its pipes have the same number of rounds.
-#include "pipegen/pipegen.hpp"
+#include "pipegen/builder.hpp"
 
 #include "device/arch_params.hpp"
 #include "device/device_contract.h"
@@ -26,6 +26,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace tessera::pipegen {
 
@@ -38,210 +39,7 @@ uint64_t dramNocAddress(int x, int y, uint64_t addr) {
   return ((static_cast<uint64_t>(y & 0x3F) << 6 | static_cast<uint64_t>(x & 0x3F)) << 32) | (addr & 0xFFFFFFFFull);
 }
 
-namespace {
-
-constexpr uint32_t kDramRow = 255; // core_coordinates of DRAM buffers in BUDA files
-
-SourceLoc locOf(const pipe::SourcePos& p) { return {p.line, p.column}; }
-
-std::string bufName(const Buffer& b) { return "buffer_" + std::to_string(b.uniqid); }
-// Tiles a packer's kernel writes at a time: its ublock (1 when not given).
-uint64_t ublockTiles(const Buffer& b) { return std::max<uint64_t>(1, uint64_t{b.ublockRt} * b.ublockCt); }
-std::string coreText(uint32_t r, uint32_t c) { return "[" + std::to_string(r) + ", " + std::to_string(c) + "]"; }
-
-enum class BufKind {
-  Operand,  // unpacker, packer, intermediate, gradient_op: an operand buffer on a core
-  Relay,    // prolog_relay / relay: folded away (docs/pipegen.md, "Relays")
-  Dram,     // data in DRAM: dram_io, dram_prolog, padding, anything at [255, 255]
-  Other,    // anything else on a core (not usable in pipes)
-};
-
-struct BufInfo {
-  BufKind kind = BufKind::Other;
-  bool popped = false;      // Dram: reads pop queue slots; Operand packers: always consumed
-  uint64_t period = 0;      // tiles of one period (slot for DRAM)
-  int stream = -1;          // Operand: its stream
-  std::vector<size_t> readerPlans; // plans reading it, in pipe order
-  int writerPipe = -1;      // pipe whose output it is
-  bool isPacker = false;
-  bool isReceiver = false;  // unpacker
-  bool isIntermediate = false;  // intermediate or gradient_op: no pipes, the kernel's own buffer
-  bool padding = false;         // Dram: constant tiles, no memory
-  bool ramLike = false;         // Dram: no pointer updates (RAM, prologue, epilogue)
-};
-
-struct Chunk {
-  uint32_t buf = 0;
-  uint64_t offset = 0;
-  uint64_t tiles = 0;
-};
-
-struct Plan {
-  size_t pipe = 0;
-  std::vector<Chunk> chunks;                 // one pass
-  std::vector<std::vector<uint32_t>> groups; // output buffers per group
-  uint64_t ppr = 1;                          // passes per round
-  uint64_t rounds = 0;
-  uint64_t passTiles = 0;
-  bool dramOut = false;
-  bool dropped = false;                      // folded into its readers (relay input pipes)
-  bool directDramWrite = false;              // dramOut from one packer: its stream writes DRAM
-  int component = -1;
-  // Endpoints.
-  int directDramReader = -1;                 // receiver stream reading DRAM itself
-  int dramReader = -1;                       // extra stream reading DRAM and sending on
-  int dramWriter = -1;                       // stream writing the DRAM output
-  std::vector<std::vector<int>> groupStreams;
-  std::map<uint32_t, size_t> lastChunkOf;    // DRAM buffer -> index of its last chunk in a pass
-};
-
-enum class Src { Packer, Dram };
-enum class Dst { Local, Remote, DramOut };
-
-struct Transfer {
-  int sender = -1;
-  size_t plan = 0;
-  uint64_t tiles = 0;
-  Src src = Src::Packer;
-  int dramIn = -1;             // Dram: buffer index
-  uint64_t periodTiles = 0;    // windowed (DRAM always, packers when not FIFO)
-  uint64_t offset = 0;
-  bool done = false;
-  uint64_t freedBefore = 0;    // windowed packers: tiles of the period released before / after this transfer
-  uint64_t freed = 0;
-  std::vector<uint64_t> chunkOffsets; // --chunk-lists: the chunks of `chunkTiles` tiles this transfer sends
-  uint64_t chunkTiles = 0;
-  Dst dst = Dst::Local;
-  int dramOut = -1;            // DramOut: buffer index
-  std::vector<int> dest;       // Remote: receivers
-  std::vector<Dst> destRole;   // per receiver: Local or DramOut (a writer stream)
-  std::vector<size_t> destPlan; // per receiver: its plan (forks merge several pipes into one transfer)
-  // Position of this transfer in each participant's item list.
-  std::vector<std::pair<int, size_t>> pos;
-  bool absorbed = false;
-  size_t absorbedCount = 0;
-};
-
-// Fork: a packer read by several pipes sends each pipe's tiles from its own
-// stream over the packer's buffer (BUDA's fork streams); the first pipe keeps
-// the operand stream, the others get a Fork stream on the packer's core.
-enum class StreamRole { Operand, DramReader, DramWriter, Fork };
-
-struct StreamB {
-  blob::StreamName name;
-  uint32_t r = 0, c = 0;
-  int buf = -1;                 // Operand streams
-  size_t plan = 0;              // extra streams
-  StreamRole role = StreamRole::Operand;
-  uint32_t msgSize = 0;
-  uint32_t dataFormat = 0;
-  uint64_t ringTiles = 0;
-  int component = -1;
-  std::vector<size_t> items;    // transfers, in this stream's order
-  std::string comment;
-  SourceLoc loc;                // where to point diagnostics about it
-  std::string what;             // for L1 notes
-  uint32_t bufAddr = 0, bufSize = 0;
-};
-
-struct CoreKey {
-  uint32_t chip, r, c;
-  auto operator<=>(const CoreKey&) const = default;
-};
-
-uint64_t gcd64(uint64_t a, uint64_t b) { return std::gcd(a, b); }
-uint64_t lcm64(uint64_t a, uint64_t b) { return a / std::gcd(a, b) * b; }
-// Saturating arithmetic: absurd inputs give absurd numbers, never wrapped ones.
-uint64_t satMul(uint64_t a, uint64_t b) {
-  uint64_t r = 0;
-  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-uint64_t satAdd(uint64_t a, uint64_t b) {
-  uint64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-constexpr size_t kMaxFoldedChunks = 1'000'000;
-
-class Builder {
-public:
-  Builder(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags, const GenerateOptions& opts)
-      : doc_(doc), soc_(soc), diags_(diags), opts_(opts), info_(doc.buffers.size()) {}
-
-  std::optional<Generated> run();
-
-private:
-  bool classifyBuffers();
-  bool placePadding();
-  bool makePlans();
-  bool foldRelays();
-  bool countPasses();
-  bool makeComponents();
-  bool placeEndpoints();
-  bool planPackerEmissions(size_t lane);
-  bool splitPackerChunks(size_t bi);
-  bool generate();
-  void mergeTransfers();
-  bool emitPhases(Generated& out);
-  bool allocateL1(Generated& out);
-
-  const Buffer& B(size_t i) const { return doc_.buffers[i]; }
-  const Pipe& P(size_t planIndex) const { return doc_.pipes[plans_[planIndex].pipe]; }
-  std::string opText(const Buffer& b) const {
-    return std::string(info_[&b - doc_.buffers.data()].kind == BufKind::Dram ? "queue '" : "op '") + b.mdOpName + "'";
-  }
-  DiagnosticEngine::Builder bufError(const std::string& rule, const Buffer& b, const std::string& msg) {
-    return diags_.error(rule, locOf(b.pos), bufName(b) + " (" + opText(b) + "): " + msg);
-  }
-  DiagnosticEngine::Builder pipeError(const std::string& rule, const Pipe& p, const std::string& msg) {
-    return diags_.error(rule, locOf(p.pos), "pipe " + std::to_string(p.id) + ": " + msg);
-  }
-  DiagnosticEngine::Builder noteBuf(DiagnosticEngine::Builder d, const Buffer& b) {
-    return d.note(locOf(b.pos), bufName(b) + ": " + opText(b) + (info_[&b - doc_.buffers.data()].kind == BufKind::Dram
-                                                                     ? std::string(" in DRAM")
-                                                                     : " on core " + coreText(b.core.r, b.core.c)));
-  }
-  std::optional<uint32_t> resolve(uint64_t id, uint64_t& offset) const;
-  std::optional<blob::StreamName> nocName(uint32_t chip, uint32_t r, uint32_t c, uint32_t streamId) const;
-  int newExtraStream(size_t plan, StreamRole role, const std::vector<std::pair<uint32_t, uint32_t>>& cores,
-                     uint32_t chip, uint32_t tileSize, uint32_t format);
-  uint32_t formatOf(const Buffer& b) const;
-  uint64_t dramAddr(const Buffer& b) const;
-  void addItem(int stream, size_t t) {
-    transfers_[t].pos.push_back({stream, streams_[stream].items.size()});
-    streams_[stream].items.push_back(t);
-  }
-
-  const PipegenYaml& doc_;
-  const SocDescriptor& soc_;
-  DiagnosticEngine& diags_;
-  const GenerateOptions& opts_;
-  std::vector<BufInfo> info_;
-  std::map<uint64_t, uint32_t> byId_;
-  std::vector<Plan> plans_;
-  std::vector<StreamB> streams_;
-  std::map<CoreKey, std::set<uint32_t>> usedIds_;
-  std::vector<Transfer> transfers_;
-  std::vector<uint64_t> componentMultiplier_;
-  std::vector<uint64_t> componentRounds_;     // rounds generated per component
-  std::vector<std::vector<int>> dramReaders_; // by buffer: streams that read it with pops, first-seen order
-  std::map<uint64_t, uint64_t> paddingAddr_;  // padding buffer uniqid -> NOC address of its constant tile
-  // Packer lanes: the streams sending a packer's tiles. One lane per packer,
-  // or, for a fork (several reader pipes), one lane per reader pipe, each its
-  // own stream over the packer's buffer with its own read pointer.
-  std::vector<uint32_t> laneBuf_;            // by lane: the packer buffer
-  std::vector<int> laneStream_;              // by lane: its stream
-  std::vector<std::vector<size_t>> laneReaders_; // by lane: reader plans
-  std::map<std::pair<uint32_t, size_t>, size_t> laneOf_; // (packer buffer, plan) -> lane
-  std::vector<bool> packerWindowed_;  // by lane
-  std::vector<bool> packerMerged_;    // by lane
-  std::vector<size_t> packerEmissions_; // by lane: emissions per round
-  std::vector<std::vector<uint64_t>> packerFreed_; // by lane: windowed: tiles released after each emission
-  std::vector<std::vector<std::pair<size_t, size_t>>> packerOrder_; // by lane: emission order (reader, chunk)
-  int laneStream(uint32_t buf, size_t plan) const {
-    auto it = laneOf_.find({buf, plan});
-    return it == laneOf_.end() ? info_[buf].stream : laneStream_[it->second];
-  }
-};
+namespace detail {
 
 std::optional<uint32_t> Builder::resolve(uint64_t id, uint64_t& offset) const {
   auto it = byId_.upper_bound(id);
@@ -364,8 +162,14 @@ bool Builder::classifyBuffers() {
       bufError("pipegen-buffer", b, "tile_size is 0");
       continue;
     }
-    if (b.bufferType == BufferType::Ethernet) {
-      bufError("unsupported", b, "ethernet buffers (multi-chip) are not supported");
+    if (opts_.cluster && !opts_.cluster->hasChip(b.chipId)) {
+      bufError("pipegen-buffer", b,
+               "chip_id " + std::to_string(b.chipId) + " is not a chip of cluster '" + opts_.cluster->name + "' (" +
+                   std::to_string(opts_.cluster->chips.size()) + " chips)");
+      continue;
+    }
+    if (b.ethernetChan || b.bufferType == BufferType::Ethernet) {
+      classifyEthernetBuffer(i);
       continue;
     }
     if (in.kind == BufKind::Dram) {
@@ -532,7 +336,8 @@ bool Builder::makePlans() {
           break;
         }
         if (in.kind == BufKind::Dram) ++dramOuts;
-        else if (!(in.kind == BufKind::Operand && in.isReceiver) && in.kind != BufKind::Relay) {
+        else if (!(in.kind == BufKind::Operand && in.isReceiver) && in.kind != BufKind::Relay &&
+                 in.kind != BufKind::EthRelay) {
           noteBuf(pipeError("unsupported", p, "output " + std::to_string(id) + " is a " + b.bufferTypeText +
                                                   " buffer; pipes write unpacker, relay and DRAM buffers"),
                   b);
@@ -571,6 +376,7 @@ bool Builder::makePlans() {
         }
       if (!ok) continue;
     }
+    if (!checkPipeChips(plan)) continue;
     plans_.push_back(std::move(plan));
   }
   return diags_.errorCount() == errors;
@@ -628,7 +434,7 @@ bool Builder::foldRelays() {
         uint64_t at = 0;
         for (const Chunk& a : pa.chunks) {
           uint64_t lo = std::max(at, ch.offset), hi = std::min(at + a.tiles, ch.offset + ch.tiles);
-          if (lo < hi) out.push_back({a.buf, a.offset + (lo - at), hi - lo});
+          if (lo < hi) out.push_back({a.buf, a.offset + (lo - at), hi - lo, joinPaths(a.path, ch.path)});
           at += a.tiles;
         }
         if (!aConstant) pb.ppr = satMul(pb.ppr, pa.ppr);
@@ -767,6 +573,13 @@ bool Builder::makeComponents() {
   for (const BufInfo& in : info_)
     if (in.isPacker)
       for (size_t k = 1; k < in.readerPlans.size(); ++k) parent[find(in.readerPlans[k])] = find(in.readerPlans[0]);
+  // Plans whose tiles pass through one ethernet relay share its stream.
+  std::map<uint32_t, size_t> relayPlan;  // relay buffer -> a plan through it
+  for (size_t pi = 0; pi < plans_.size(); ++pi)
+    if (!plans_[pi].dropped)
+      for (const Chunk& c : plans_[pi].chunks)
+        for (uint32_t r : paths_[c.path])
+          if (auto [it, fresh] = relayPlan.emplace(r, pi); !fresh) parent[find(pi)] = find(it->second);
   std::map<size_t, int> ids;
   std::vector<uint64_t> cycle, rounds;
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
@@ -776,6 +589,13 @@ bool Builder::makeComponents() {
     if (fresh) {
       cycle.push_back(1);
       rounds.push_back(p.rounds);
+    } else if (p.chained && rounds[it->second] != p.rounds) {
+      // Forks agree by construction; plans sharing a relay chain need not.
+      pipeError("unsupported", P(pi),
+                "its tiles share relay streams on ethernet cores with pipes that carry " +
+                    std::to_string(rounds[it->second]) + " periods in the epoch, this one " +
+                    std::to_string(p.rounds) + " (a relay stream repeats one cycle of transfers)");
+      return false;
     }
     p.component = it->second;
     uint64_t G = p.groups.size();
@@ -813,7 +633,7 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
   auto l1Used = [&](uint32_t r, uint32_t c) {
     uint64_t used = 0;
     for (const StreamB& s : streams_)
-      if (s.name.chip == chip && s.r == r && s.c == c)
+      if (s.name.chip == chip && s.r == r && s.c == c && !s.eth)
         used = satAdd(used, s.role == StreamRole::Operand ? satMul(s.ringTiles, s.msgSize)
                             : s.role == StreamRole::Fork ? 0
                                                          : satMul(std::max<uint32_t>(1, opts_.extraStreamRingTiles), s.msgSize));
@@ -854,7 +674,7 @@ int Builder::newExtraStream(size_t plan, StreamRole role, const std::vector<std:
                          std::to_string(pool.size()) + " streams outside the operand range 8-39, all in use" +
                          (cores.size() > 1 ? " on every core of the pipe" : "") + ")");
   for (const StreamB& s : streams_)
-    if (s.r == r0 && s.c == c0 && s.name.chip == chip && s.role != StreamRole::Operand) d.note(s.loc, s.what);
+    if (s.r == r0 && s.c == c0 && s.name.chip == chip && !s.eth && s.role != StreamRole::Operand) d.note(s.loc, s.what);
   return -1;
 }
 
@@ -866,20 +686,27 @@ bool Builder::planPackerEmissions(size_t lane) {
   const size_t bi = laneBuf_[lane];
   BufInfo& in = info_[bi];
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
+  std::vector<std::vector<uint32_t>> paths;  // per reader: the relay chain of each chunk
   bool anyDirect = false;
   for (size_t pi : laneReaders_[lane]) {
     const Plan& plan = plans_[pi];
-    anyDirect |= plan.directDramWrite;
+    anyDirect |= plan.directDramWrite || (plan.chained && plan.dramOut);
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    std::vector<uint32_t>& chain = paths.emplace_back();
     for (uint64_t r = 0; r < plan.ppr; ++r)
       for (const Chunk& c : plan.chunks)
-        if (c.buf == bi) ranges.push_back({c.offset, c.tiles});
+        if (c.buf == bi) {
+          ranges.push_back({c.offset, c.tiles});
+          chain.push_back(c.path);
+        }
     lists.push_back(std::move(ranges));
   }
-  // Forks that take the same tiles in the same order share one multicast
-  // transfer per chunk (not possible into DRAM: a phase has one destination).
+  // Forks that take the same tiles in the same order (through the same
+  // relays) share one multicast transfer per chunk (not possible into DRAM:
+  // a phase has one destination).
   bool merged = lists.size() > 1 && !anyDirect &&
-                std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; });
+                std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; }) &&
+                std::all_of(paths.begin(), paths.end(), [&](const auto& l) { return l == paths[0]; });
   std::vector<std::pair<uint64_t, uint64_t>> emissions;
   std::vector<std::pair<size_t, size_t>>& order = packerOrder_[lane]; // (reader, its chunk index)
   order.clear();
@@ -989,8 +816,9 @@ bool Builder::placeEndpoints() {
   for (Plan& plan : plans_) {
     if (plan.dropped || !plan.dramOut) continue;
     uint32_t src = plan.chunks.front().buf;
-    plan.directDramWrite = info_[src].isPacker && std::all_of(plan.chunks.begin(), plan.chunks.end(),
-                                                              [&](const Chunk& c) { return c.buf == src; });
+    plan.directDramWrite = !plan.chained && info_[src].isPacker &&
+                           std::all_of(plan.chunks.begin(), plan.chunks.end(),
+                                       [&](const Chunk& c) { return c.buf == src; });
   }
   // Packer emission modes.
   // Lanes: a fork gives every reader pipe after the first its own stream
@@ -1009,8 +837,10 @@ bool Builder::placeEndpoints() {
     // granules keep the ring small: output padding's 3072-tile periods).
     size_t opReaders = 0;
     bool inOrder = true;
+    bool chained = false;  // a relay chain takes one sender stream (ethernet.cpp): one lane
     for (size_t pi : in.readerPlans) {
       opReaders += !plans_[pi].dramOut;
+      for (const Chunk& c : plans_[pi].chunks) chained |= c.buf == bi && c.path != 0;
       uint64_t next = 0;
       for (const Chunk& c : plans_[pi].chunks) {
         if (c.buf != bi) continue;
@@ -1018,7 +848,7 @@ bool Builder::placeEndpoints() {
         next = c.offset + c.tiles;
       }
     }
-    if (opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{B(static_cast<uint32_t>(bi)).sizeTiles})) {
+    if (chained || opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{B(static_cast<uint32_t>(bi)).sizeTiles})) {
       for (size_t pi : in.readerPlans) laneOf_[{static_cast<uint32_t>(bi), pi}] = laneBuf_.size();
       laneBuf_.push_back(static_cast<uint32_t>(bi));
       laneStream_.push_back(in.stream);
@@ -1069,10 +899,10 @@ bool Builder::placeEndpoints() {
         if (info_[b].kind == BufKind::Operand) ss.push_back(info_[b].stream);
       plan.groupStreams.push_back(std::move(ss));
     }
-    bool hasDram = false;
+    bool hasDram = false;  // read here (chained DRAM chunks are read by their first relay)
     for (size_t k = 0; k < plan.chunks.size(); ++k)
       if (info_[plan.chunks[k].buf].kind == BufKind::Dram) {
-        hasDram = true;
+        hasDram |= plan.chunks[k].path == 0;
         plan.lastChunkOf[plan.chunks[k].buf] = k;
       }
     if (!plan.dramOut) {
@@ -1089,7 +919,7 @@ bool Builder::placeEndpoints() {
                                            firstIn.tileSize, formatOf(firstIn));
         }
       }
-    } else {
+    } else if (!plan.chained) {  // a chained write is the last relay's (ethernet.cpp)
       if (plan.directDramWrite) {
         plan.dramWriter = laneStream(plan.chunks.front().buf, pi);
       } else {
@@ -1142,8 +972,10 @@ bool Builder::generate() {
       auto setComponent = [&](int s) {
         if (s >= 0) streams_[static_cast<size_t>(s)].component = static_cast<int>(k);
       };
-      for (const Chunk& c : plan.chunks)
+      for (const Chunk& c : plan.chunks) {
         if (info_[c.buf].isPacker) setComponent(laneStream(c.buf, pi));
+        for (int s : relayStreams(c.path)) setComponent(s);
+      }
       for (const auto& g : plan.groupStreams)
         for (int s : g) setComponent(s);
       setComponent(plan.dramReader);
@@ -1151,6 +983,9 @@ bool Builder::generate() {
     }
     for (uint64_t round = 0; round < rounds; ++round) {
       std::map<std::pair<size_t, uint64_t>, size_t> merged; // (lane, emission) -> transfer
+      // A relay reading DRAM for several plans pops the slot once a round:
+      // (relay stream, DRAM buffer) -> its transfer that ends the period so far.
+      std::map<std::pair<int, int>, size_t> relayDone;
       // Packer transfers of this round by (lane, reader, chunk): they join
       // the lane's list in the lane's emission order once the round is built.
       std::map<std::tuple<size_t, size_t, size_t>, size_t> pending;
@@ -1170,10 +1005,17 @@ bool Builder::generate() {
             Dst senderDst = Dst::Remote;
             int sender = -1;
             if (in.kind == BufKind::Dram) {
-              sender = plan.directDramReader >= 0 ? plan.directDramReader : plan.dramReader;
-              if (plan.directDramReader >= 0) senderDst = Dst::Local;
-              else
+              std::vector<int> relays = relayStreams(ch.path);
+              if (!relays.empty()) {  // the chain's first relay reads DRAM (ethernet.cpp)
+                sender = relays.front();
+                relays.erase(relays.begin());
                 for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
+              } else {
+                sender = plan.directDramReader >= 0 ? plan.directDramReader : plan.dramReader;
+                if (plan.directDramReader >= 0) senderDst = Dst::Local;
+                else
+                  for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
+              }
               Transfer t;
               t.sender = sender;
               t.plan = pi;
@@ -1187,7 +1029,12 @@ bool Builder::generate() {
               t.dest = dest;
               t.destRole = roles;
               t.destPlan.assign(dest.size(), pi);
+              t.relays = std::move(relays);
               size_t id = transfers_.size();
+              if (t.done && ch.path != 0) {
+                auto [it, fresh] = relayDone.emplace(std::pair{sender, t.dramIn}, id);
+                if (!fresh) transfers_[std::exchange(it->second, id)].done = false;
+              }
               transfers_.push_back(std::move(t));
               addItem(sender, id);
               for (int s : dest) addItem(s, id);
@@ -1200,7 +1047,11 @@ bool Builder::generate() {
             // A packer.
             const size_t lane = laneOf_.at({ch.buf, pi});
             sender = laneStream_[lane];
-            if (plan.dramOut) {
+            if (ch.path != 0) {
+              // Through relays: the last writes DRAM, or sends to the outputs.
+              if (!plan.dramOut)
+                for (int s : plan.groupStreams[g]) dest.push_back(s), roles.push_back(Dst::Local);
+            } else if (plan.dramOut) {
               if (plan.dramWriter == sender) senderDst = Dst::DramOut;
               else dest.push_back(plan.dramWriter), roles.push_back(Dst::DramOut);
             } else {
@@ -1236,6 +1087,8 @@ bool Builder::generate() {
             t.dest = dest;
             t.destRole = roles;
             t.destPlan.assign(dest.size(), pi);
+            t.relays = relayStreams(ch.path);
+            if (!t.relays.empty() && plan.dramOut) t.relayDramOut = static_cast<int>(plan.groups[0][0]);
             size_t id = transfers_.size();
             transfers_.push_back(std::move(t));
             pending[{lane, reader, j}] = id;
@@ -1287,7 +1140,8 @@ void Builder::mergeTransfers() {
       Transfer& u = transfers_[next];
       if (u.absorbed || u.pos.size() != t.pos.size() || u.sender != t.sender || u.plan != t.plan || u.src != t.src ||
           u.dst != t.dst || u.dramIn != t.dramIn || u.dramOut != t.dramOut || u.dest != t.dest ||
-          u.destRole != t.destRole || u.destPlan != t.destPlan || u.periodTiles != t.periodTiles)
+          u.destRole != t.destRole || u.destPlan != t.destPlan || u.periodTiles != t.periodTiles ||
+          u.relays != t.relays || u.relayDramOut != t.relayDramOut)
         break;
       if (t.periodTiles != 0 && t.done) break;
       if (t.src == Src::Packer && t.freed != t.freedBefore) break; // would need a larger window
@@ -1344,7 +1198,12 @@ bool Builder::emitPhases(Generated& out) {
       int dramBuf = -1;
       ph.numMsgs = static_cast<uint32_t>(t.tiles);
       ph.pipeId = p.id;
-      if (t.sender == static_cast<int>(si)) {
+      // A chain's sender feeds the first relay through that relay's pipe.
+      const Pipe& hop = t.relays.empty() ? p : pipeWriting(static_cast<uint32_t>(streams_[static_cast<size_t>(t.relays.front())].buf));
+      if (s.role == StreamRole::Relay && t.sender != static_cast<int>(si)) {
+        dramBuf = emitRelayPhase(t, si, ph);
+      } else if (t.sender == static_cast<int>(si)) {
+        ph.pipeId = hop.id;
         if (t.src == Src::Packer) {
           ph.sourceEndpoint = true;
           if (t.periodTiles) ph.srcFreedTiles = static_cast<uint32_t>(t.freed);
@@ -1368,7 +1227,9 @@ bool Builder::emitPhases(Generated& out) {
         if (t.dst == Dst::Local) ph.localReceiver = true;
         else if (t.dst == Dst::Remote) {
           ph.remoteReceiver = true;
-          for (int d : t.dest) ph.dest.push_back(streams_[static_cast<size_t>(d)].name);
+          if (!t.relays.empty()) ph.dest.push_back(streams_[static_cast<size_t>(t.relays.front())].name);
+          else
+            for (int d : t.dest) ph.dest.push_back(streams_[static_cast<size_t>(d)].name);
         } else {
           ph.dramOutput = true;
           const Buffer& d = B(static_cast<size_t>(t.dramOut));
@@ -1376,12 +1237,12 @@ bool Builder::emitPhases(Generated& out) {
           ph.dramRam = info_[static_cast<size_t>(t.dramOut)].ramLike;
           dramBuf = t.dramOut;
         }
-        ph.outgoingDataNoc = p.outgoingNocId;
-        ph.vc = p.outgoingVc;
-        ph.incomingDataNoc = p.incomingNocId;
+        ph.outgoingDataNoc = hop.outgoingNocId;
+        ph.vc = hop.outgoingVc;
+        ph.incomingDataNoc = hop.incomingNocId;
       } else {
         ph.remoteSource = true;
-        ph.src.push_back(streams_[static_cast<size_t>(t.sender)].name);
+        ph.src.push_back(streams_[static_cast<size_t>(t.relays.empty() ? t.sender : t.relays.back())].name);
         size_t k = 0;
         while (k < t.dest.size() && t.dest[k] != static_cast<int>(si)) ++k;
         const Pipe& rp = k < t.destPlan.size() ? P(t.destPlan[k]) : p;
@@ -1400,6 +1261,9 @@ bool Builder::emitPhases(Generated& out) {
         }
         ph.incomingDataNoc = rp.incomingNocId;
       }
+      // Tiles to or from another chip cross this ethernet core's link.
+      for (const blob::StreamName& n : ph.dest) ph.ethSender |= n.chip != s.name.chip;
+      for (const blob::StreamName& n : ph.src) ph.ethReceiver |= n.chip != s.name.chip;
       list.push_back(std::move(ph));
       phaseDram[si].push_back(dramBuf);
     }
@@ -1448,7 +1312,7 @@ bool Builder::emitPhases(Generated& out) {
   // Extra streams: ring sizes from their phases.
   for (size_t si = 0; si < streams_.size(); ++si) {
     StreamB& s = streams_[si];
-    if (s.role == StreamRole::Operand || s.role == StreamRole::Fork) continue;
+    if (s.role == StreamRole::Operand || s.role == StreamRole::Fork || s.role == StreamRole::Relay) continue;
     uint64_t most = 1;
     for (const auto& ph : phases[si]) most = std::max<uint64_t>(most, ph.numMsgs);
     s.ringTiles = std::min<uint64_t>(most, std::max<uint32_t>(1, opts_.extraStreamRingTiles));
@@ -1583,12 +1447,15 @@ bool Builder::emitPhases(Generated& out) {
 // ---------------------------------------------------------------------------
 bool Builder::allocateL1(Generated& out) {
   size_t errors = diags_.errorCount();
-  uint64_t top = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
+  const uint64_t workerTop = soc_.workerL1Size ? soc_.workerL1Size : archParams(soc_.arch).defaultWorkerL1Size;
   std::map<CoreKey, std::vector<size_t>> byCore;
   for (size_t si = 0; si < streams_.size(); ++si)
     if (streams_[si].role != StreamRole::Fork)  // fork streams use their packer's buffer
-      byCore[{streams_[si].name.chip, streams_[si].r, streams_[si].c}].push_back(si);
+      byCore[{streams_[si].name.chip, streams_[si].r, streams_[si].c, streams_[si].eth}].push_back(si);
   for (auto& [core, list] : byCore) {
+    // Ethernet cores: their own L1 size and data region (device_contract.h).
+    const uint64_t top = core.eth ? soc_.ethL1Size : workerTop;
+    const uint64_t base = core.eth ? contract::kEthDataBufferBase : contract::kDataBufferBase;
     std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
       const StreamB &x = streams_[a], &y = streams_[b];
       bool xo = x.role == StreamRole::Operand, yo = y.role == StreamRole::Operand;
@@ -1603,7 +1470,7 @@ bool Builder::allocateL1(Generated& out) {
       uint64_t bytes = satMul(s.ringTiles, s.msgSize);
       need = satAdd(need, bytes);
       if (failed >= 0) continue;
-      if (bytes > addr || ((addr - bytes) & ~uint64_t{31}) < contract::kDataBufferBase) {
+      if (bytes > addr || ((addr - bytes) & ~uint64_t{31}) < base) {
         failed = static_cast<int>(si);
         continue;
       }
@@ -1614,12 +1481,16 @@ bool Builder::allocateL1(Generated& out) {
     if (failed >= 0) {
       const StreamB& f = streams_[static_cast<size_t>(failed)];
       char range[64];
-      std::snprintf(range, sizeof range, "0x%x-0x%llx", contract::kDataBufferBase,
+      std::snprintf(range, sizeof range, "0x%llx-0x%llx", static_cast<unsigned long long>(base),
                     static_cast<unsigned long long>(top));
+      const std::string where = core.eth ? "chip " + std::to_string(core.chip) + " ethernet core (channel " +
+                                               std::to_string(f.ethChan) + ", NOC y " + std::to_string(core.r) +
+                                               ", x " + std::to_string(core.c) + ")"
+                                         : "core " + coreText(core.r, core.c);
       auto d = diags_.error("out-of-l1", f.loc,
-                            "core " + coreText(core.r, core.c) + " is out of L1: its buffers need " +
-                                std::to_string(need) + " bytes, " + std::to_string(top - contract::kDataBufferBase) +
-                                " are available (" + range + "); " + f.what + " does not fit");
+                            where + " is out of L1: its buffers need " + std::to_string(need) + " bytes, " +
+                                std::to_string(top > base ? top - base : 0) + " are available (" + range + "); " +
+                                f.what + " does not fit");
       for (size_t si : list) {
         const StreamB& s = streams_[si];
         d.note(s.loc, s.what + ": " + std::to_string(satMul(s.ringTiles, s.msgSize)) + " bytes (" +
@@ -1647,8 +1518,9 @@ std::optional<Generated> Builder::run() {
     diags_.error("pipegen-buffer", {}, "device '" + soc_.name + "' has no worker cores");
     return std::nullopt;
   }
-  if (!classifyBuffers() || !placePadding() || !makePlans() || !foldRelays() || !countPasses() || !makeComponents() ||
-      !placeEndpoints() || !generate())
+  if (!classifyBuffers() || !placePadding() || !makePlans() || !foldEthernetChains() || !foldRelays() ||
+      !countPasses() || !makeComponents() || !placeRelayStreams() || !placeEndpoints() || !generate() ||
+      !orderRelayItems())
     return std::nullopt;
   mergeTransfers();
   Generated out;
@@ -1658,11 +1530,11 @@ std::optional<Generated> Builder::run() {
   return out;
 }
 
-} // namespace
+} // namespace detail
 
 std::optional<Generated> generateBlob(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags,
                                       const GenerateOptions& options) {
-  return Builder(doc, soc, diags, options).run();
+  return detail::Builder(doc, soc, diags, options).run();
 }
 
 } // namespace tessera::pipegen

@@ -114,7 +114,7 @@ CoreBlob tinyBlob() {
 //   0x60 (96), 1 stream ref at 0xd8 (216); total 220 bytes = 55 words.
 //   checksum = sum of all words but word 3, mod 2^32:
 //     magic 0x4c425354
-//     + header 4 + 220 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 96           = 376
+//     + header 5 + 220 + 0 + 1 + 3 + 2 + 1 + 48 + 1 + 96           = 377
 //     + table  8 + 1 + 60                                          = 69
 //     + phase  flags 0xa (remote_source 2 | local_receiver 8) + num_msgs 4
 //              + src_tile_offset 0 + config 0 + src_freed_tiles 0
@@ -124,12 +124,12 @@ CoreBlob tinyBlob() {
 //              + src count 1 + src offset 216 (padding value 0.0f and
 //              the five untilize words are 0)                      = 207235
 //     + ref    0x00010118 (chip 0, y 1, x 1, stream 24)             = 65816
-//     small terms: 376 + 69 + 14 + 207235 + 65816 = 273510 = 0x42c66
-//     0x4c425354 + 0x42c66 = 0x4c467fba
+//     small terms: 377 + 69 + 14 + 207235 + 65816 = 273511 = 0x42c67
+//     0x4c425354 + 0x42c67 = 0x4c467fbb
 const std::vector<uint32_t> kTinyWords = {
-    // header: magic, version 4, 220 bytes, checksum, chip 0, y 1, x 3,
+    // header: magic, version 5, 220 bytes, checksum, chip 0, y 1, x 3,
     // epoch 2, 1 stream, table at 48, 1 config, configs at 96
-    0x4c425354, 4, 220, 0x4c467fba, 0, 1, 3, 2, 1, 48, 1, 96,
+    0x4c425354, 5, 220, 0x4c467fbb, 0, 1, 3, 2, 1, 48, 1, 96,
     // stream table: id 8, 1 phase at 60
     8, 1, 60,
     // phase record
@@ -183,7 +183,7 @@ CoreBlob bigBlob() {
       if (id == 0) {
         p.dramInput = true;
         p.remoteReceiver = true;
-        p.dest = {sn(1, 1, 8), sn(1, 2, 8), sn(2, 1, 8)};
+        p.dest = {sn(1, 1, 8, 1), sn(1, 2, 8, 1), sn(2, 1, 8, 1)};
         p.dramBufNocAddr = 0x8000000100000010ull;
         p.dramRam = k % 2 == 1;
         p.dramBufSizeQSlots = 8;
@@ -194,12 +194,12 @@ CoreBlob bigBlob() {
       } else if (id == 8) {
         p.remoteSource = true;
         p.localReceiver = true;
-        p.src = {sn(1, 1, 24), sn(1, 2, 24, 255)};
+        p.src = {sn(1, 1, 24, 1), sn(1, 2, 24, 1)};
       } else {
         p.sourceEndpoint = true;
         p.dramOutput = id == 24;
         p.remoteReceiver = id != 24;
-        if (id != 24) p.dest = {sn(255, 255, 63, 255)};
+        if (id != 24) p.dest = {sn(255, 255, 63, 1)};
       }
       p.srcPeriodTiles = (id == 0 || id == 24) ? 16 : 0;
       p.srcTileOffset = k * 4;
@@ -355,10 +355,11 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
   };
   const Case cases[] = {
       {kHdrMagic, 0x12345678, false, "offset 0x0: header.magic: bad magic 0x12345678"},
-      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 4)"},
+      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 5)"},
+      {kHdrVersion, 4, false, "offset 0x4: header.version: unsupported layout version 4 (expected 5)"},
       {kHdrTotalBytes, 166, false, "offset 0x8: header.total_bytes: 166 bytes: must be a multiple of 4 in [48, 57344]"},
       {kHdrTotalBytes, 0x10000, false, "header.total_bytes"},
-      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fba"},
+      {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fbb"},
       {20, 0xFFFF, false, "header.checksum"},  // a phase word changed, checksum stale
       {kHdrY, 256, true, "offset 0x14: header.y: 256 is over 255 (a stream reference holds 8 bits)"},
       {kHdrChip, 0x27000001, true, "offset 0x10: header.chip: 654311425 is over 255"},  // fuzz-blob finding B1
@@ -377,7 +378,10 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
       {14, 44, true, "offset 0x38: stream[0] (id 8) phase records: offset 0x2c points into the header"},
       {14, 48, true, "stream[0] (id 8) phase records: words at offset 0x30 overlap"},
       {14, 208, true, "stream[0] (id 8) phase records: 9 words at offset 0xd0 run past the end of the blob (220 bytes)"},
-      {17, 0x40a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x400"},
+      {17, 0x100a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: unknown flag bits 0x1000"},
+      {17, 0x40a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: eth_sender on a phase that is not remote_receiver"},
+      {17, 0x80a, true, "offset 0x44: stream[0] (id 8).phase[0].flags: eth_receiver but src chip_0__y_1__x_1__stream_id_24 is on this stream's chip 0"},
+      {54, 0x01010118, true, "offset 0x44: stream[0] (id 8).phase[0].flags: src chip_1__y_1__x_1__stream_id_24 is on chip 1, not chip 0, but the phase has no eth_receiver flag"},
       {20, 1, true, "offset 0x50: stream[0] (id 8).phase[0].config: index 1 is not below the config count 1"},
       {22, 1, true, "offset 0x5c: stream[0] (id 8).phase[0] chunk list: offset 0x0 points into the header"},
       {22, 3, true, "offset 0x58: stream[0] (id 8).phase[0].chunk_tiles: num_msgs 4 is not a positive multiple of the chunk size 3"},
@@ -657,4 +661,144 @@ TEST_CASE("encodeCoreBlobWithin: the words only when they fit, the size info alw
   EncodedBlob over = encodeCoreBlobWithin(b, 216);
   CHECK(over.words.empty());
   CHECK(over.info.bytes == 220);
+}
+
+// ---- Layout version 5: ethernet relay phases (several chips) ----
+
+namespace {
+
+// The sending relay of an ethernet pipe: chip 0's ethernet core (y 6, x 9),
+// stream 9, one phase taking 4 tiles from chip_0__y_1__x_1__stream_id_24 and
+// sending them over the link to chip_1__y_0__x_9__stream_id_9.
+CoreBlob ethBlob() {
+  CoreBlob b;
+  b.chip = 0;
+  b.y = 6;
+  b.x = 9;
+  b.epoch = 0;
+  Stream s;
+  s.name = sn(6, 9, 9);
+  StreamPhase p;
+  p.numMsgs = 4;
+  p.msgSize = 2080;
+  p.bufAddr = 0x3df80;
+  p.bufSize = 8320;
+  p.numItersInEpoch = 2;
+  p.pipeId = 500;
+  p.bufId = 200;
+  p.remoteSource = true;
+  p.remoteReceiver = true;
+  p.ethSender = true;
+  p.src = {sn(1, 1, 24)};
+  p.dest = {sn(0, 9, 9, 1)};
+  p.dataFormat = 2;
+  s.phases.push_back(p);
+  b.streams.push_back(s);
+  return b;
+}
+
+// By hand from docs/device-model.md (version 5): header at 0x00, stream
+// table at 0x30, phase at 0x3c, config at 0x60, src ref at 0xd8, dest ref at
+// 0xdc; 224 bytes. Flags: remote_source 0x2 | remote_receiver 0x10 |
+// eth_sender 0x400 = 0x412. Refs: chip 0 y 1 x 1 stream 24 = 0x00010118,
+// chip 1 y 0 x 9 stream 9 = 0x01000909.
+// Checksum: header 5 + 224 + 6 + 9 + 1 + 48 + 1 + 96 = 390; table 9 + 1 +
+// 60 = 70; phase 0x412 + 4 = 1046; config 2080 + 0x3df80 + 8320 + 2 + 500 +
+// 200 + total_readers 1 + data_format 2 + 1 + 216 + 1 + 220 = 265367; refs
+// 65816 + 16779529; sum 17112218 = 0x1051c9a; + magic 0x4c425354 =
+// 0x4d476fee.
+const std::vector<uint32_t> kEthWords = {
+    0x4c425354, 5, 224, 0x4d476fee, 0, 6, 9, 0, 1, 48, 1, 96,
+    9, 1, 60,
+    0, 0, 0x412, 4, 0, 0, 0, 0, 0,
+    2080, 0x3df80, 8320, 2, 500, 0, 200, 0,
+    0, 0, 0, 0, 0, 0, 1,    // no DRAM, total_readers 1
+    0, 0, 0, 2, 0,          // NOCs, vc, data_format 2, FIFO
+    1, 216, 1, 220,         // src at 0xd8, dest at 0xdc
+    0, 0, 0, 0, 0, 0,       // padding value, untilize
+    0x00010118, 0x01000909,
+};
+
+}  // namespace
+
+TEST_CASE("v5: an ethernet sender's words derived by hand; the flag bits decode", "[blob][ethernet]") {
+  const CoreBlob b = ethBlob();
+  REQUIRE(checkEncodable(b).empty());
+  CHECK(encodeCoreBlob(b) == kEthWords);
+  std::string error;
+  auto d = decodeWords(kEthWords, error);
+  INFO(error);
+  REQUIRE(d);
+  requireSameBlob(*d, b);
+  CHECK(d->streams[0].phases[0].ethSender);
+  CHECK_FALSE(d->streams[0].phases[0].ethReceiver);
+  CHECK(kFlagEthSender == 0x400u);
+  CHECK(kFlagEthReceiver == 0x800u);
+  // The receiving end: one src on chip 0, flag 0x800.
+  CoreBlob r = ethBlob();
+  r.chip = 1;
+  r.y = 0;
+  r.streams[0].name = sn(0, 9, 9, 1);
+  StreamPhase& p = r.streams[0].phases[0];
+  p.ethSender = false;
+  p.ethReceiver = true;
+  p.src = {sn(6, 9, 9, 0)};
+  p.dest = {sn(1, 1, 8, 1)};
+  REQUIRE(checkEncodable(r).empty());
+  std::vector<uint32_t> w = encodeCoreBlob(r);
+  CHECK(w[kHeaderWords + kStreamEntryWords + kPhFlags] == 0x812u);
+  auto rd = decodeWords(w, error);
+  REQUIRE(rd);
+  requireSameBlob(*rd, r);
+}
+
+TEST_CASE("v5: decoder faults for cross-chip references", "[blob][ethernet]") {
+  struct Case {
+    size_t word;
+    uint32_t value;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {17, 0x012, "offset 0x44: stream[0] (id 9).phase[0].flags: dest chip_1__y_0__x_9__stream_id_9 is on chip 1, not chip 0, but the phase has no eth_sender flag"},
+      {12, 12, "offset 0x44: stream[0] (id 12).phase[0].flags: eth_sender on stream 12, which cannot use the ethernet link (streams 0-3 and 8-11 can)"},
+      {12, 4, "eth_sender on stream 4, which cannot use the ethernet link"},
+      {55, 0x00000909, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_sender but dest chip_0__y_0__x_9__stream_id_9 is on this stream's chip 0"},
+      {17, 0xc12, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_receiver but src chip_0__y_1__x_1__stream_id_24 is on this stream's chip 0"},
+      {17, 0x402, "offset 0x44: stream[0] (id 9).phase[0].flags: eth_sender on a phase that is not remote_receiver"},
+      {46, 2, "config[0].dest list"},  // two dests run into the blob's end
+  };
+  for (const Case& c : cases) {
+    std::vector<uint32_t> w = kEthWords;
+    w[c.word] = c.value;
+    w = withFixedChecksum(w);
+    std::string error;
+    auto d = decodeWords(w, error);
+    INFO("word " << c.word << " = " << c.value << ": " << error);
+    REQUIRE_FALSE(d);
+    CHECK_THAT(error, Catch::Contains(c.expect));
+  }
+  // Streams 0-3 and 8-11 may use the link.
+  for (uint32_t id : {0u, 3u, 8u, 11u}) {
+    std::vector<uint32_t> w = kEthWords;
+    w[12] = id;
+    std::string error;
+    CHECK(decodeWords(withFixedChecksum(w), error));
+  }
+}
+
+TEST_CASE("v5: checkEncodable and checkEthernetPhase name the broken rule", "[blob][ethernet]") {
+  CoreBlob b = ethBlob();
+  b.streams[0].phases[0].dest.push_back(sn(0, 9, 10, 1));
+  CHECK(checkEncodable(b) == "stream 9 phase 0: eth_sender with 2 dest entries (a link has one stream at its other end)");
+  b = ethBlob();
+  b.streams[0].phases[0].ethSender = false;
+  CHECK(checkEncodable(b) == "stream 9 phase 0: dest chip_1__y_0__x_9__stream_id_9 is on chip 1, not chip 0, but the phase has no eth_sender flag");
+  StreamPhase local;
+  local.remoteSource = true;
+  local.localReceiver = true;
+  local.src = {sn(1, 1, 24, 2)};
+  CHECK(checkEthernetPhase(local, sn(1, 2, 8, 2)).empty());
+  local.ethReceiver = true;
+  CHECK(checkEthernetPhase(local, sn(1, 2, 8, 2)) ==
+        "eth_receiver but src chip_2__y_1__x_1__stream_id_24 is on this stream's chip 2");
 }

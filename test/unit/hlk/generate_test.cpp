@@ -94,3 +94,36 @@ TEST_CASE("manifest: kernels, ops, operands", "[hlk]") {
   CHECK(contains(m, "      - {operand: 16, role: output, df: Float16_b, t: 1, mblock: [1, 1], ublock: [1, 1], "
                     "ublock_order: r, untilized: false, min_tiles: 1}\n"));
 }
+
+TEST_CASE("ethernet_datacopy gets no kernel: the manifest lists it as skipped", "[hlk]") {
+  // Two chips: eth copies x from chip 0 to chip 1, where e1 reads it.
+  const std::string df = "in_df: [Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                         "math_fidelity: HiFi4, t: 1, mblock: [1, 1], ublock: [1, 1]";
+  auto l = load("devices:\n  arch: wormhole_b0\nqueues:\n" +
+                    queue("x", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 1) +
+                    "  o: {type: queue, input: e1, entries: 2, grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1], "
+                    "df: Float16_b, target_device: 1, loc: dram, dram: [[2, 0x10000000]]}\n"
+                    "graphs:\n"
+                    "  g0:\n    target_device: 0\n    input_count: 1\n"
+                    "    eth: {type: ethernet_datacopy, grid_size: [1, 1], inputs: [x], " + df +
+                    ", attributes: {dest_device: 1}}\n"
+                    "  g1:\n    target_device: 1\n    input_count: 1\n"
+                    "    e1: {type: exp, grid_loc: [0, 0], grid_size: [1, 1], inputs: [eth], " + df + "}\n"
+                    "programs:\n  - run:\n    - execute: {graph_name: g0}\n    - execute: {graph_name: g1}\n",
+                false);
+  DiagnosticEngine diags;
+  Generation gen;
+  REQUIRE(generateKernels(l.nl, l.target(), {}, diags, gen));
+  CHECK(diags.errorCount() == 0);
+  REQUIRE(gen.ops.size() == 1);
+  CHECK(gen.ops[0].op == "e1");
+  REQUIRE(gen.skipped.size() == 1);
+  CHECK(gen.skipped[0].op == "eth");
+  const std::string m = manifestYaml(gen);
+  CHECK(contains(m, "\nskipped:\n  - {graph: g0, op: eth, type: ethernet_datacopy, reason: \"runs on ethernet cores, "
+                    "which have no Tensix: their streams move the data\"}\n"));
+  // Without such ops the manifest has no `skipped` key (its bytes are as before).
+  Generation plain;
+  REQUIRE(generateKernels(l.nl, l.target(), {"g1", ""}, diags, plain));
+  CHECK_FALSE(contains(manifestYaml(plain), "skipped"));
+}

@@ -234,20 +234,20 @@ TEST_CASE("temporal epochs follow the first execution of each graph", "[pipe][ep
   DiagnosticEngine diags;
   auto nl = netlist::parseNetlist(source, diags);
   REQUIRE(nl);
-  const auto epochs = deriveEpochs(*nl);
+  const auto epochs = deriveEpochs(*nl, Arch::Grayskull);
   // gy (no settings), gx, gy (b prologue), then gz never executed. The last
   // gy has prologue false for b and a setting for a, which gy does not
   // touch: the same as the first.
   REQUIRE(epochs.size() == 4);
-  CHECK(epochs[0].graph->name == "gy");
+  CHECK(epochs[0].firstGraph().name == "gy");
   CHECK(epochs[0].executions.size() == 2);
   CHECK(epochs[0].executions[1].program == "p1");
-  CHECK(epochs[1].graph->name == "gx");
+  CHECK(epochs[1].firstGraph().name == "gx");
   CHECK(epochs[1].executions.size() == 2);
-  CHECK(epochs[2].graph->name == "gy");
+  CHECK(epochs[2].firstGraph().name == "gy");
   CHECK(epochs[2].settingsOf("b").prologue);
   CHECK_FALSE(epochs[0].settingsOf("b").prologue);
-  CHECK(epochs[3].graph->name == "gz");
+  CHECK(epochs[3].firstGraph().name == "gz");
   CHECK(epochs[3].executions.empty());
   for (uint32_t i = 0; i < epochs.size(); ++i) CHECK(epochs[i].id == i);
 }

@@ -1,0 +1,282 @@
+// Relay chains between chips (docs/cluster.md "The data path",
+// docs/net2pipe.md "Several chips"): a buffer read on another chip is
+// replicated there by relays on ethernet cores, hop by hop along the
+// cluster's route; an ethernet_datacopy is such a chain per core.
+#include "pipe/relays.hpp"
+
+#include "netlist/text.hpp"
+
+namespace tessera::pipe::build {
+
+using namespace netlist;
+
+namespace {
+
+std::optional<int64_t> intAttribute(const Op& op, const std::string& key) {
+  const Attribute* a = op.attributes.find(key);
+  if (!a || !a->value.is_number_integer()) return std::nullopt;
+  return a->value.get<int64_t>();
+}
+std::vector<int64_t> intListAttribute(const Op& op, const std::string& key) {
+  std::vector<int64_t> v;
+  const Attribute* a = op.attributes.find(key);
+  if (!a || !a->value.is_array()) return v;
+  for (const auto& e : a->value)
+    if (e.is_number_integer()) v.push_back(e.get<int64_t>());
+  return v;
+}
+
+} // namespace
+
+RelayChains::RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount,
+                         FailFn fail)
+    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)), links_(sh.cluster) {}
+
+// Where a buffer sits, for comments and messages.
+std::string RelayChains::where(uint32_t h) const {
+  const Buffer& d = bufs_[h].doc;
+  const std::string chip = multiChip() ? "chip " + std::to_string(d.chipId) + " " : "";
+  if (d.ethernetChan)
+    return chip + "ethernet chan " + std::to_string(*d.ethernetChan) + " [y=" + std::to_string(d.core.r) +
+           ", x=" + std::to_string(d.core.c) + "]";
+  if (bufs_[h].place != Buf::Place::Core) return chip + "DRAM";
+  return chip + coreText(d.core);
+}
+
+// The ethernet core of a channel as core_coordinates ([y, x], NOC).
+std::optional<CoreCoord> RelayChains::ethCore(EthEndpoint at, SourceLoc loc) {
+  const auto& eth = sh_.target.device->ethCores;
+  if (at.chan < eth.size())
+    return CoreCoord{static_cast<uint32_t>(eth[at.chan].y), static_cast<uint32_t>(eth[at.chan].x)};
+  fail("pipe-ethernet", loc,
+       "chip " + std::to_string(at.chip) + " ethernet channel " + std::to_string(at.chan) + " does not exist: device " +
+           quote(sh_.target.device->name) + " has " + std::to_string(eth.size()) + " ethernet cores");
+  return std::nullopt;
+}
+
+// A relay (or an ethernet_datacopy's output) on an ethernet core carrying
+// `like`'s tiles; read like a packer (reorder window, chunks), in steps of
+// `granule` tiles; double buffered where the input allows.
+std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granule, EthEndpoint at, BufferType type, const Op* op,
+                                  int category, const std::string& comment, SourceLoc loc) {
+  const auto core = ethCore(at, loc);
+  if (!core) return std::nullopt;
+  Buf b;
+  b.category = category;
+  b.orderKey = bufs_.size();
+  b.op = op;
+  b.packer = true;
+  b.ublockTiles = std::max<int64_t>(1, granule);
+  b.granule = b.ublockTiles;
+  b.minSize = b.ublockTiles;
+  Buffer& d = b.doc;
+  d.uniqid = sh_.newId();
+  d.mdOpName = like.mdOpName;
+  d.bufferType = type;
+  d.comment = comment;
+  d.chipId = at.chip;
+  d.ethernetChan = at.chan;
+  d.core = *core;
+  d.tilesPerInput = like.tilesPerInput;
+  d.epochTiles = static_cast<uint32_t>(like.tilesPerInput * inputCount_);
+  d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * b.ublockTiles));
+  d.tileSize = like.tileSize;
+  d.dataFormat = like.dataFormat;
+  d.ublockRt = like.ublockRt;
+  d.ublockCt = like.ublockCt;
+  d.mblockM = like.mblockM;
+  d.mblockN = like.mblockN;
+  d.mblockK = like.mblockK ? like.mblockK : 1;
+  d.untilizedOutput = like.untilizedOutput;
+  d.untilizedOutputFullRDim = like.untilizedOutputFullRDim;
+  d.untilizedOutputFullCDim = like.untilizedOutputFullCDim;
+  d.untilizedOutputRDim = like.untilizedOutputRDim;
+  d.untilizedOutputCDim = like.untilizedOutputCDim;
+  d.untilizedOutputZDim = like.untilizedOutputZDim;
+  bufs_.push_back(std::move(b));
+  return static_cast<uint32_t>(bufs_.size() - 1);
+}
+
+// A pipe moving every tile of `from`, in order, to `to` (a link of a
+// relay chain: on one chip, or over ethernet between linked channels).
+PendingPipe RelayChains::chainPipe(uint32_t from, uint32_t to, const Op* op, int input, const std::string& what) {
+  PendingPipe p;
+  const int64_t tiles = bufs_[from].doc.tilesPerInput;
+  p.tiles.reserve(static_cast<size_t>(tiles));
+  for (int64_t k = 0; k < tiles; ++k) p.tiles.push_back(SourceTile{from, k});
+  p.outputs.push_back(to);
+  p.op = op;
+  p.input = input;
+  const bool ethernet = bufs_[from].doc.chipId != bufs_[to].doc.chipId;
+  p.comment = std::string(ethernet ? "Ethernet: " : "Relay: ") + what + ", " + where(from) + " to " + where(to);
+  return p;
+}
+
+int64_t RelayChains::granuleOf(uint32_t h) const {
+  const Buf& b = bufs_[h];
+  return b.packer ? b.ublockTiles : std::max<int64_t>(1, int64_t{b.doc.ublockRt} * b.doc.ublockCt);
+}
+
+// The replica on `chip` of buffer `src` (on another chip): the last relay
+// of a chain along ClusterDescriptor::route, built on first use; every
+// relay of the chain is the replica of its chip for later readers.
+std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const Op& forOp, int input, SourceLoc loc) {
+  if (auto it = relayed_.find({src, chip}); it != relayed_.end()) return it->second;
+  const uint32_t from = bufs_[src].doc.chipId;
+  const std::vector<ChipId> route = sh_.cluster.route(from, chip);
+  const std::string what = bufs_[src].doc.mdOpName + " for op " + forOp.name +
+                           (input >= 0 ? " input " + std::to_string(input) : "");
+  if (route.empty()) {
+    noRoute(from, chip, loc,
+            input >= 0 ? "op " + quote(forOp.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chip) +
+                             " reads " + quote(bufs_[src].doc.mdOpName) + " on chip " + std::to_string(from)
+                       : "op " + quote(forOp.name) + " on chip " + std::to_string(from) + " writes a queue on chip " +
+                             std::to_string(chip));
+    return std::nullopt;
+  }
+  uint32_t cur = src;
+  for (size_t i = 0; i + 1 < route.size(); ++i) {
+    if (auto it = relayed_.find({src, route[i + 1]}); it != relayed_.end()) {
+      cur = it->second;
+      continue;
+    }
+    const auto hop = links_.hop(route[i], route[i + 1]);
+    if (!hop) return std::nullopt; // route() only steps over links
+    const std::string role = " relay of " + bufs_[src].doc.mdOpName + " (" + routeText(route) + ")";
+    const Buffer& like = bufs_[src].doc;
+    auto tx = ethBuffer(like, granuleOf(src), hop->from, BufferType::Relay, &forOp, 3, "Relay: sending" + role, loc);
+    auto rx = ethBuffer(like, granuleOf(src), hop->to, BufferType::Relay, &forOp, 3, "Relay: receiving" + role, loc);
+    if (!tx || !rx) return std::nullopt;
+    pending_.push_back(chainPipe(cur, *tx, &forOp, input, what));
+    pending_.push_back(chainPipe(*tx, *rx, &forOp, input, what));
+    relayed_.emplace(std::make_pair(src, route[i + 1]), *rx);
+    cur = *rx;
+  }
+  return cur;
+}
+
+void RelayChains::noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what) {
+  unrouted_ = true;
+  std::vector<std::string> notes{"cluster " + quote(sh_.cluster.name) + ": " + std::to_string(sh_.cluster.chipCount()) +
+                                 " chips, " + std::to_string(sh_.cluster.links.size()) + " ethernet links"};
+  if (sh_.target.arch == Arch::Grayskull)
+    notes.push_back("grayskull chips have no ethernet: data crosses chips only through host queues");
+  fail("pipe-no-route", loc, what + ", but no ethernet route leads from chip " + std::to_string(from) + " to chip " +
+                                 std::to_string(to), notes);
+}
+
+// Every source tile on another chip than `chip` (padding aside) is read
+// from its replica on `chip`.
+bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc) {
+  std::map<uint32_t, uint32_t> replica;
+  for (auto& list : lists)
+    for (SourceTile& t : list) {
+      const Buf& b = bufs_[t.source];
+      if (b.place == Buf::Place::Padding || b.doc.chipId == chip) continue;
+      auto it = replica.find(t.source);
+      if (it == replica.end()) {
+        auto r = relayTo(t.source, chip, op, input, loc);
+        if (!r) return false;
+        it = replica.emplace(t.source, *r).first;
+      }
+      t.source = it->second;
+    }
+  return true;
+}
+
+
+// ethernet_datacopy (no kernel): core k of its grid is an input relay on
+// the source chip's ethernet core ingress_channels[k] and its output on
+// the destination chip's egress_channels[k] (without channels: the
+// links the route takes, round robin), joined by a relay chain.
+bool RelayChains::ethernetDatacopy(const Op& op, uint32_t src, std::vector<std::vector<uint32_t>>& ins,
+                                   std::vector<uint32_t>& outs, std::vector<PendingPipe>& pipes) {
+  const auto dest = intAttribute(op, "dest_device");
+  const std::vector<int64_t> ingress = intListAttribute(op, "ingress_channels");
+  const std::vector<int64_t> egress = intListAttribute(op, "egress_channels");
+  const Dim2 grid = op.gridSize.value;
+  const int64_t cores = grid.r * grid.c;
+  const SourceLoc at = op.attributes.loc.valid() ? op.attributes.loc : op.loc;
+  if (!dest || *dest < 0 || static_cast<uint32_t>(*dest) == src) {
+    fail("pipe-unsupported", at,
+         "ethernet_datacopy " + quote(op.name) + " on chip " + std::to_string(src) +
+             " needs a dest_device attribute naming another chip");
+    return false;
+  }
+  if ((!ingress.empty() && static_cast<int64_t>(ingress.size()) < cores) ||
+      (!egress.empty() && static_cast<int64_t>(egress.size()) < cores)) {
+    fail("pipe-unsupported", at,
+         "ethernet_datacopy " + quote(op.name) + " has " + std::to_string(cores) +
+             " cores but fewer ingress_channels or egress_channels");
+    return false;
+  }
+  if (!op.inDf.empty() && op.inDf.front().value != op.outDf.value) {
+    fail("pipe-unsupported", op.outDf.loc.valid() ? op.outDf.loc : op.loc,
+         "ethernet_datacopy " + quote(op.name) + " converts " + std::string(dataFormatName(op.inDf.front().value)) +
+             " to " + std::string(dataFormatName(op.outDf.value)) + ": ethernet cores have no packer to convert tiles");
+    return false;
+  }
+  const uint32_t to = static_cast<uint32_t>(*dest);
+  const std::vector<ChipId> route = sh_.cluster.route(src, to);
+  if (route.empty()) {
+    noRoute(src, to, at, "ethernet_datacopy " + quote(op.name) + " copies from chip " + std::to_string(src) + " to chip " +
+                             std::to_string(to));
+    return false;
+  }
+  Buffer like;
+  like.mdOpName = op.name;
+  like.tilesPerInput = static_cast<uint32_t>(op.t.value * op.mblock.value.r * op.mblock.value.c * op.ublock.value.r *
+                                             op.ublock.value.c);
+  like.tileSize = tileBytes(op.outDf.value, false);
+  like.dataFormat = std::string(dataFormatName(op.outDf.value));
+  like.ublockRt = static_cast<uint32_t>(op.ublock.value.r);
+  like.ublockCt = static_cast<uint32_t>(op.ublock.value.c);
+  like.mblockM = static_cast<uint32_t>(op.mblock.value.r);
+  like.mblockN = static_cast<uint32_t>(op.mblock.value.c);
+  const int64_t granule = op.ublock.value.r * op.ublock.value.c;
+  ins.assign(op.inputs.size(), std::vector<uint32_t>(static_cast<size_t>(cores), 0));
+  outs.assign(static_cast<size_t>(cores), 0);
+  for (int64_t k = 0; k < cores; ++k) {
+    const size_t kk = static_cast<size_t>(k);
+    std::optional<uint32_t> first, last;
+    if (!ingress.empty()) first = static_cast<uint32_t>(ingress[kk]);
+    if (!egress.empty()) last = static_cast<uint32_t>(egress[kk]);
+    const auto hops = links_.chain(src, to, first, last);
+    if (!hops || hops->empty()) return false; // route() found one above
+    const EthEndpoint inAt = first ? EthEndpoint{src, *first} : hops->front().from;
+    const EthEndpoint outAt = last ? EthEndpoint{to, *last} : hops->back().to;
+    const std::string core = "Op " + op.name + ": core " + std::to_string(k);
+    auto in = ethBuffer(like, granule, inAt, BufferType::Relay, &op, 0, core + ", input relay", at);
+    if (!in) return false;
+    for (auto& perInput : ins) perInput[kk] = *in; // one input (the validator checks)
+    uint32_t cur = *in;
+    std::optional<uint32_t> out;
+    const std::string what = op.name + " core " + std::to_string(k);
+    for (size_t i = 0; i < hops->size(); ++i) {
+      const EthHop& hop = (*hops)[i];
+      const Buffer& cd = bufs_[cur].doc;
+      if (!(cd.chipId == hop.from.chip && cd.ethernetChan == hop.from.chan)) {
+        auto tx = ethBuffer(like, granule, hop.from, BufferType::Relay, &op, 0, core + ", relay", at);
+        if (!tx) return false;
+        pipes.push_back(chainPipe(cur, *tx, &op, -1, what));
+        cur = *tx;
+      }
+      const bool final = i + 1 == hops->size() && hop.to == outAt;
+      auto rx = ethBuffer(like, granule, hop.to, final ? BufferType::Ethernet : BufferType::Relay, &op, 0,
+                          core + (final ? ", output" : ", relay"), at);
+      if (!rx) return false;
+      pipes.push_back(chainPipe(cur, *rx, &op, -1, what));
+      cur = *rx;
+      if (final) out = cur;
+    }
+    if (!out) { // the egress channel is not the link's end: one more step on the destination chip
+      out = ethBuffer(like, granule, outAt, BufferType::Ethernet, &op, 0, core + ", output", at);
+      if (!out) return false;
+      pipes.push_back(chainPipe(cur, *out, &op, -1, what));
+    }
+    outs[kk] = *out;
+  }
+  return true;
+}
+
+} // namespace tessera::pipe::build

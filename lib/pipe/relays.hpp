@@ -1,0 +1,72 @@
+// Relay chains between chips: how the epoch builder (builder.cpp) makes a
+// buffer on one chip readable on another (docs/cluster.md "The data path",
+// docs/net2pipe.md "Several chips"). Internal to lib/pipe.
+#pragma once
+#include "pipe/builder_internal.hpp"
+#include "pipe/ethernet.hpp"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::pipe::build {
+
+class RelayChains {
+public:
+  // Reports an error (the builder adds the epoch note and fails the epoch).
+  using FailFn = std::function<void(const std::string& rule, SourceLoc loc, const std::string& message,
+                                    const std::vector<std::string>& notes)>;
+
+  // Adds buffers to `bufs` and pipes to `pending` (the builder's), each
+  // relay carrying `inputCount` inputs per epoch.
+  RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount, FailFn fail);
+
+  bool multiChip() const { return sh_.out.multiChip; }
+  // Where a buffer sits, for comments and messages ("chip 1 ethernet chan 0
+  // [y=0, x=9]", "[r=1, c=2]").
+  std::string where(uint32_t h) const;
+
+  // Every source tile of `lists` on another chip than `chip` (padding
+  // aside) is read from its replica on `chip` instead, the chain built on
+  // first use (its pipes appended to `pending`). False after reporting
+  // pipe-no-route (or pipe-ethernet) at `loc`.
+  bool onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const netlist::Op& op, int input, SourceLoc loc);
+
+  // An ethernet_datacopy on chip `src`: per core k (row-major) an input
+  // relay (`ins[i][k]`, on the ingress channel's ethernet core) and an
+  // output buffer (`outs[k]`, buffer_type ethernet, on the destination
+  // chip's egress channel), joined by a relay chain whose pipes go to
+  // `pipes` (the builder adds them after the op's input pipes).
+  bool ethernetDatacopy(const netlist::Op& op, uint32_t src, std::vector<std::vector<uint32_t>>& ins,
+                        std::vector<uint32_t>& outs, std::vector<PendingPipe>& pipes);
+
+  // A pipe-no-route was reported (an unread output then is no second error).
+  bool unrouted() const { return unrouted_; }
+
+private:
+  void fail(const std::string& rule, SourceLoc loc, const std::string& message,
+            const std::vector<std::string>& notes = {}) {
+    fail_(rule, loc, message, notes);
+  }
+  std::optional<CoreCoord> ethCore(EthEndpoint at, SourceLoc loc);
+  std::optional<uint32_t> ethBuffer(const Buffer& like, int64_t granule, EthEndpoint at, BufferType type,
+                                    const netlist::Op* op, int category, const std::string& comment, SourceLoc loc);
+  PendingPipe chainPipe(uint32_t from, uint32_t to, const netlist::Op* op, int input, const std::string& what);
+  int64_t granuleOf(uint32_t h) const;
+  std::optional<uint32_t> relayTo(uint32_t src, uint32_t chip, const netlist::Op& forOp, int input, SourceLoc loc);
+  void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
+
+  Shared& sh_;
+  std::vector<Buf>& bufs_;
+  std::vector<PendingPipe>& pending_;
+  int64_t inputCount_;
+  FailFn fail_;
+  LinkPlanner links_;
+  bool unrouted_ = false;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> relayed_; // (source buffer, chip) -> its replica there
+};
+
+} // namespace tessera::pipe::build

@@ -1,0 +1,438 @@
+// pipegen, several chips: buffers on ethernet cores and the relay chains
+// through them (docs/cluster.md "The data path", docs/pipegen.md "Several
+// chips").
+//
+// A chain carries a producer's tiles to another chip: P -> R_1 (a pipe on
+// P's chip to a relay on one of its ethernet cores), R_1 -> R_2 (an
+// ethernet pipe: the two ends of a link), maybe R_2 -> R_3 -> R_4 ... (more
+// hops), and the consumer's pipe reads the last relay in place of P. Each
+// consumer's chunks of the last relay are folded back through the chain to
+// chunks of P (as foldRelays does for relays on one chip) that remember the
+// relays they pass (Chunk::path). Every relay then gets a stream on its
+// ethernet core that forwards those tiles in order (remote_source +
+// remote_receiver, or dram_input / dram_output at the ends of a chain): the
+// consumer reads the tiles it would have read from P, in its own order, so
+// relays never need a window and a relay's ring is a plain FIFO. The price:
+// a period a consumer reads twice crosses the link twice.
+#include "pipegen/blob_yaml_writer.hpp"
+#include "pipegen/builder.hpp"
+
+#include "device/device_contract.h"
+
+namespace tessera::pipegen::detail {
+
+namespace {
+
+// BUDA pipegen2's order (tt-budabackend ethernet_core_resources): streams
+// 9-11 first, then 0-3 (which could also multicast); the rest for relays
+// that do not use the link: 12-31, then 4-8.
+constexpr uint32_t kLinkStreams[] = {9, 10, 11, 0, 1, 2, 3};
+constexpr uint32_t kOtherStreams[] = {12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                      26, 27, 28, 29, 30, 31, 4,  5,  6,  7,  8};
+static_assert(std::size(kLinkStreams) + std::size(kOtherStreams) == contract::kEthStreamsPerCore);
+
+std::string endpointText(uint32_t chip, uint32_t chan) {
+  return "chip " + std::to_string(chip) + " channel " + std::to_string(chan);
+}
+
+}  // namespace
+
+std::string Builder::ethCoreText(const Buffer& b) const {
+  std::string s = "chip " + std::to_string(b.chipId) + " ethernet core";
+  if (b.ethernetChan) s += " (channel " + std::to_string(*b.ethernetChan) + ")";
+  return s;
+}
+
+uint32_t Builder::pathId(const std::vector<uint32_t>& relays) {
+  if (relays.empty()) return 0;
+  auto [it, fresh] = pathIds_.emplace(relays, static_cast<uint32_t>(paths_.size()));
+  if (fresh) paths_.push_back(relays);
+  return it->second;
+}
+
+uint32_t Builder::joinPaths(uint32_t first, uint32_t second) {
+  if (first == 0) return second;
+  if (second == 0) return first;
+  std::vector<uint32_t> joined = paths_[first];
+  joined.insert(joined.end(), paths_[second].begin(), paths_[second].end());
+  return pathId(joined);
+}
+
+std::vector<int> Builder::relayStreams(uint32_t path) const {
+  std::vector<int> out;
+  out.reserve(paths_[path].size());
+  for (uint32_t b : paths_[path]) out.push_back(info_[b].stream);
+  return out;
+}
+
+// A relay or ethernet buffer on an ethernet core: channel and coordinates
+// must name one of the device's ethernet cores.
+bool Builder::classifyEthernetBuffer(size_t i) {
+  const Buffer& b = B(i);
+  BufInfo& in = info_[i];
+  in.kind = BufKind::Other;
+  if (b.bufferType != BufferType::Relay && b.bufferType != BufferType::Ethernet) {
+    bufError("pipegen-buffer", b,
+             "ethernet_chan on a " + b.bufferTypeText + " buffer: only relay and ethernet buffers sit on ethernet cores");
+    return false;
+  }
+  if (!b.ethernetChan) {
+    bufError("pipegen-buffer", b, "an ethernet buffer needs ethernet_chan (the channel of the ethernet core it sits on)");
+    return false;
+  }
+  const uint32_t chan = *b.ethernetChan;
+  if (soc_.ethCores.empty()) {
+    bufError("pipegen-buffer", b, "device '" + soc_.name + "' has no ethernet cores (ethernet_chan " +
+                                      std::to_string(chan) + ")");
+    return false;
+  }
+  if (chan >= soc_.ethCores.size()) {
+    bufError("pipegen-buffer", b,
+             "ethernet_chan " + std::to_string(chan) + " is not a channel of device '" + soc_.name + "' (0-" +
+                 std::to_string(soc_.ethCores.size() - 1) + ")");
+    return false;
+  }
+  const CoreCoord noc = soc_.ethCores[chan];
+  if (static_cast<int64_t>(b.core.r) != noc.y || static_cast<int64_t>(b.core.c) != noc.x) {
+    bufError("pipegen-buffer", b,
+             "core_coordinates " + coreText(b.core.r, b.core.c) + " are not those of ethernet channel " +
+                 std::to_string(chan) + " of '" + soc_.name + "': its NOC [y, x] is " +
+                 coreText(static_cast<uint32_t>(noc.y), static_cast<uint32_t>(noc.x)));
+    return false;
+  }
+  if (b.sizeTiles == 0) {
+    bufError("pipegen-buffer", b, "size_tiles is 0");
+    return false;
+  }
+  in.kind = BufKind::EthRelay;
+  return true;
+}
+
+// A pipe stays on one chip, or is an ethernet pipe: one relay or ethernet
+// buffer on an ethernet core to one on another chip, at the two ends of a
+// link of the cluster.
+bool Builder::checkPipeChips(Plan& plan) {
+  const Pipe& p = doc_.pipes[plan.pipe];
+  std::set<uint32_t> ins, outs, inChips, outChips;
+  for (const Chunk& c : plan.chunks) {
+    ins.insert(c.buf);
+    inChips.insert(B(c.buf).chipId);
+  }
+  for (const auto& g : plan.groups)
+    for (uint32_t b : g) {
+      outs.insert(b);
+      outChips.insert(B(b).chipId);
+    }
+  std::set<uint32_t> chips = inChips;
+  chips.insert(outChips.begin(), outChips.end());
+  if (chips.size() <= 1) return true;
+  auto list = [](const std::set<uint32_t>& s) {
+    std::string t;
+    for (uint32_t c : s) t += (t.empty() ? "" : ", ") + std::to_string(c);
+    return t;
+  };
+  const bool shape = ins.size() == 1 && outs.size() == 1 && info_[*ins.begin()].kind == BufKind::EthRelay &&
+                     info_[*outs.begin()].kind == BufKind::EthRelay;
+  if (!shape) {
+    auto d = pipeError("ethernet-pipe", p,
+                       "crosses chips (inputs on chip " + list(inChips) + ", outputs on chip " + list(outChips) +
+                           "): only an ethernet pipe, from one relay or ethernet buffer on an ethernet core to one on "
+                           "an ethernet core of the other chip, may cross chips");
+    std::set<uint32_t> noted;  // one buffer per chip
+    for (uint32_t b : ins)
+      if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));
+    for (uint32_t b : outs)
+      if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));
+    return false;
+  }
+  plan.ethPipe = true;
+  if (!opts_.cluster) return true;
+  const Buffer &from = B(*ins.begin()), &to = B(*outs.begin());
+  const EthEndpoint a{from.chipId, *from.ethernetChan}, b{to.chipId, *to.ethernetChan};
+  auto peer = [&](EthEndpoint e) -> std::optional<EthEndpoint> {
+    for (const EthLink& l : opts_.cluster->links) {
+      if (l.a == e) return l.b;
+      if (l.b == e) return l.a;
+    }
+    return std::nullopt;
+  };
+  if (peer(a) == b) return true;
+  auto d = pipeError("ethernet-link", p,
+                     "joins " + endpointText(a.chip, a.chan) + " and " + endpointText(b.chip, b.chan) +
+                         ", which are not the two ends of an ethernet link of cluster '" + opts_.cluster->name + "'");
+  for (EthEndpoint e : {a, b}) {
+    auto q = peer(e);
+    d.note(endpointText(e.chip, e.chan) + (q ? " is linked to " + endpointText(q->chip, q->chan) : " has no link"));
+  }
+  noteBuf(noteBuf(d, from), to);
+  return false;
+}
+
+// Consumers' chunks of ethernet relays -> chunks of what feeds the chains.
+bool Builder::foldEthernetChains() {
+  size_t errors = diags_.errorCount();
+  if (std::none_of(info_.begin(), info_.end(), [](const BufInfo& in) { return in.kind == BufKind::EthRelay; }))
+    return true;
+  std::vector<bool> feeds(plans_.size(), false);  // writes an ethernet relay
+  std::set<uint32_t> read;                        // ethernet relays some pipe reads
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    Plan& plan = plans_[pi];
+    for (const auto& g : plan.groups)
+      for (uint32_t b : g) feeds[pi] = feeds[pi] || info_[b].kind == BufKind::EthRelay;
+    for (const Chunk& c : plan.chunks)
+      if (info_[c.buf].kind == BufKind::EthRelay) read.insert(c.buf);
+    if (feeds[pi] && !(plan.groups.size() == 1 && plan.groups[0].size() == 1))
+      pipeError("unsupported", P(pi), "a pipe that writes a relay buffer on an ethernet core must have it as its only output");
+  }
+  if (diags_.errorCount() != errors) return false;
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    Plan& plan = plans_[pi];
+    if (feeds[pi] || std::none_of(plan.chunks.begin(), plan.chunks.end(),
+                                  [&](const Chunk& c) { return info_[c.buf].kind == BufKind::EthRelay; }))
+      continue;
+    std::vector<Chunk> out;
+    for (const Chunk& ch : plan.chunks) {
+      if (info_[ch.buf].kind != BufKind::EthRelay) out.push_back(ch);
+      else if (!expandRelay(ch.buf, ch.offset, ch.tiles, {}, pi, 0, out)) return false;
+    }
+    plan.chunks = std::move(out);
+    plan.chained = true;
+  }
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    if (!feeds[pi]) continue;
+    plans_[pi].dropped = true;
+    const uint32_t relay = plans_[pi].groups[0][0];
+    if (!read.count(relay))
+      diags_.warning("unconnected-buffer", locOf(P(pi).pos),
+                     "pipe " + std::to_string(P(pi).id) + " writes " + bufName(B(relay)) + " on " + ethCoreText(B(relay)) +
+                         ", which no pipe reads");
+  }
+  return diags_.errorCount() == errors;
+}
+
+// Tiles [offset, offset + tiles) of a period of `relay`, read by plan
+// `plan` through the relays `after`: the chunks of the relay's own pipe that
+// carried them, recursively up the chain.
+bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const std::vector<uint32_t>& after,
+                          size_t plan, size_t depth, std::vector<Chunk>& out) {
+  const Buffer& r = B(relay);
+  if (depth > doc_.buffers.size()) {
+    noteBuf(pipeError("unsupported", P(plan), "relay buffers on ethernet cores feed each other in a cycle"), r);
+    return false;
+  }
+  const int writer = info_[relay].writerPipe;
+  if (writer < 0) {
+    noteBuf(pipeError("pipegen-pipe", P(plan), "reads relay buffer " + std::to_string(r.uniqid) + " that no pipe writes"), r);
+    return false;
+  }
+  const Plan* pa = nullptr;
+  for (const Plan& k : plans_)
+    if (k.pipe == static_cast<size_t>(writer)) pa = &k;
+  if (!pa) return false;  // its pipe had an error (reported)
+  const Pipe& wp = doc_.pipes[pa->pipe];
+  if (pa->ppr != 1 || pa->passTiles != info_[relay].period) {
+    noteBuf(pipeError("unsupported", wp,
+                      "writes " + bufName(r) + " on " + ethCoreText(r) + " " + std::to_string(pa->passTiles) +
+                          " tiles a pass, " + std::to_string(pa->ppr) +
+                          " passes a round: a relay chain needs one pass of exactly one period of the relay (" +
+                          std::to_string(info_[relay].period) + " tiles)"),
+            r);
+    return false;
+  }
+  std::vector<uint32_t> path{relay};
+  path.insert(path.end(), after.begin(), after.end());
+  uint64_t at = 0;
+  for (const Chunk& a : pa->chunks) {
+    const uint64_t lo = std::max(at, offset), hi = std::min(at + a.tiles, offset + tiles);
+    if (lo < hi) {
+      if (info_[a.buf].kind == BufKind::EthRelay) {
+        if (!expandRelay(a.buf, a.offset + (lo - at), hi - lo, path, plan, depth + 1, out)) return false;
+      } else {
+        out.push_back({a.buf, a.offset + (lo - at), hi - lo, joinPaths(a.path, pathId(path))});
+      }
+      if (out.size() > kMaxFoldedChunks) {
+        pipeError("unsupported", P(plan),
+                  "folding relay chains gives more than " + std::to_string(kMaxFoldedChunks) + " input chunks");
+        return false;
+      }
+    }
+    at += a.tiles;
+  }
+  return true;
+}
+
+// A DRAM write through a chain is the last relay's: every chunk must come
+// through the same last relay (one stream writes the buffer, in order).
+bool Builder::checkChainedPlans() {
+  size_t errors = diags_.errorCount();
+  for (const Plan& plan : plans_) {
+    if (plan.dropped || !plan.chained || !plan.dramOut) continue;
+    std::optional<uint32_t> last;
+    for (const Chunk& c : plan.chunks) {
+      const std::optional<uint32_t> mine =
+          c.path ? std::optional<uint32_t>(paths_[c.path].back()) : std::nullopt;
+      if (!mine || (last && *last != *mine)) {
+        pipeError("unsupported", doc_.pipes[plan.pipe],
+                  "writes DRAM from tiles of more than one stream, some through relays on ethernet cores; a DRAM "
+                  "buffer written over ethernet takes all its tiles from one relay");
+        break;
+      }
+      last = mine;
+    }
+  }
+  return diags_.errorCount() == errors;
+}
+
+// One stream per relay that carries tiles, on its ethernet core: an
+// ethernet-capable id when its tiles cross the core's link.
+bool Builder::placeRelayStreams() {
+  if (paths_.size() == 1) return true;
+  if (!checkChainedPlans()) return false;
+  size_t errors = diags_.errorCount();
+  std::set<uint32_t> used, linked;
+  std::map<uint32_t, std::set<uint32_t>> sendsTo, receivesFrom;  // relay -> other chips
+  for (const Plan& plan : plans_) {
+    if (plan.dropped) continue;
+    for (const Chunk& c : plan.chunks) {
+      const auto& path = paths_[c.path];
+      for (size_t k = 0; k < path.size(); ++k) {
+        used.insert(path[k]);
+        if (k > 0 && B(path[k - 1]).chipId != B(path[k]).chipId) {
+          linked.insert(path[k - 1]);
+          linked.insert(path[k]);
+          sendsTo[path[k - 1]].insert(B(path[k]).chipId);
+          receivesFrom[path[k]].insert(B(path[k - 1]).chipId);
+        }
+      }
+    }
+  }
+  auto chipList = [](const std::set<uint32_t>& s) {
+    std::string t;
+    for (uint32_t c : s) t += (t.empty() ? "" : ", ") + std::to_string(c);
+    return t;
+  };
+  for (uint32_t r : used) {
+    const Buffer& b = B(r);
+    const CoreCoord noc = soc_.ethCores[*b.ethernetChan];
+    const uint32_t y = static_cast<uint32_t>(noc.y), x = static_cast<uint32_t>(noc.x);
+    auto& taken = usedIds_[CoreKey{b.chipId, y, x, 1}];
+    const bool link = linked.count(r) != 0;
+    std::optional<uint32_t> id;
+    auto pick = [&](auto& pool) {
+      for (uint32_t s : pool)
+        if (!taken.count(s)) return std::optional<uint32_t>(s);
+      return std::optional<uint32_t>();
+    };
+    id = link ? pick(kLinkStreams) : pick(kOtherStreams);
+    if (!id) {
+      auto d = bufError("out-of-streams", b,
+                        ethCoreText(b) + " has no free " +
+                            (link ? "ethernet-capable stream (it has 7: 9-11 and 0-3)"
+                                  : "stream for a relay that does not use the link (12-31 and 4-8)") +
+                            " for this relay");
+      for (const StreamB& s : streams_)
+        if (s.eth && s.name.chip == b.chipId && s.r == y && s.c == x) d.note(s.loc, s.what);
+      continue;
+    }
+    taken.insert(*id);
+    StreamB s;
+    s.name = blob::StreamName{b.chipId, y, x, *id};
+    s.r = y;
+    s.c = x;
+    s.eth = true;
+    s.ethChan = *b.ethernetChan;
+    s.buf = static_cast<int>(r);
+    s.role = StreamRole::Relay;
+    s.msgSize = b.tileSize;
+    s.dataFormat = formatOf(b);
+    s.ringTiles = b.sizeTiles;
+    s.loc = locOf(b.pos);
+    s.what = "stream " + std::to_string(*id) + " (relay " + bufName(b) + ")";
+    std::string roles;
+    if (receivesFrom.count(r)) roles += ", ethernet receiver from chip " + chipList(receivesFrom[r]);
+    if (sendsTo.count(r)) roles += ", ethernet sender to chip " + chipList(sendsTo[r]);
+    s.comment = "relay '" + b.mdOpName + "' (" + bufName(b) + ") on " + ethCoreText(b) + roles;
+    info_[r].stream = static_cast<int>(streams_.size());
+    streams_.push_back(std::move(s));
+  }
+  return diags_.errorCount() == errors;
+}
+
+// Each relay stream takes the tiles of one stream (its upstream) and
+// forwards them in that stream's order; links pair phases by order, so the
+// whole chain follows its first sender's list.
+bool Builder::orderRelayItems() {
+  if (paths_.size() == 1) return true;
+  size_t errors = diags_.errorCount();
+  std::vector<int> upstream(streams_.size(), -1);
+  std::vector<bool> reads(streams_.size(), false), reported(streams_.size(), false);
+  auto fail = [&](int relay, const std::string& why) {
+    if (reported[static_cast<size_t>(relay)]) return;
+    reported[static_cast<size_t>(relay)] = true;
+    const StreamB& s = streams_[static_cast<size_t>(relay)];
+    bufError("unsupported", B(static_cast<size_t>(s.buf)),
+             "its relay stream (" + streamKey(s.name) + ") " + why + ": a relay forwards the tiles of one stream, in order");
+  };
+  for (const Transfer& t : transfers_) {
+    if (streams_[static_cast<size_t>(t.sender)].role == StreamRole::Relay) reads[static_cast<size_t>(t.sender)] = true;
+    for (size_t k = 0; k < t.relays.size(); ++k) {
+      const int r = t.relays[k], up = k ? t.relays[k - 1] : t.sender;
+      int& u = upstream[static_cast<size_t>(r)];
+      if (u < 0) u = up;
+      else if (u != up)
+        fail(r, "would receive tiles from " + streamKey(streams_[static_cast<size_t>(u)].name) + " and from " +
+                    streamKey(streams_[static_cast<size_t>(up)].name));
+    }
+  }
+  for (size_t r = 0; r < streams_.size(); ++r)
+    if (reads[r] && upstream[r] >= 0)
+      fail(static_cast<int>(r), "would read DRAM and also receive tiles from " +
+                                    streamKey(streams_[static_cast<size_t>(upstream[r])].name));
+  if (diags_.errorCount() != errors) return false;
+  for (size_t si = 0; si < streams_.size(); ++si)
+    for (size_t k = 0; k < streams_[si].items.size(); ++k) {
+      const size_t ti = streams_[si].items[k];
+      if (transfers_[ti].sender != static_cast<int>(si)) continue;
+      for (int r : transfers_[ti].relays) addItem(r, ti);
+    }
+  return true;
+}
+
+// The phase of relay stream `si` for transfer `t`: from the stream before
+// it in the chain to the one after it, or to the transfer's outputs (or
+// its DRAM buffer) when it is the last. Returns the DRAM buffer it writes,
+// -1 for none.
+int Builder::emitRelayPhase(const Transfer& t, size_t si, blob::StreamPhase& ph) {
+  const StreamB& s = streams_[si];
+  size_t k = 0;
+  while (k < t.relays.size() && t.relays[k] != static_cast<int>(si)) ++k;
+  const Pipe& in = pipeWriting(static_cast<uint32_t>(s.buf));  // the pipe that feeds this relay
+  ph.pipeId = in.id;
+  ph.remoteSource = true;
+  ph.src.push_back(streams_[static_cast<size_t>(k ? t.relays[k - 1] : t.sender)].name);
+  ph.incomingDataNoc = in.incomingNocId;
+  if (k + 1 < t.relays.size()) {
+    const StreamB& next = streams_[static_cast<size_t>(t.relays[k + 1])];
+    const Pipe& out = pipeWriting(static_cast<uint32_t>(next.buf));
+    ph.remoteReceiver = true;
+    ph.dest.push_back(next.name);
+    ph.outgoingDataNoc = out.outgoingNocId;
+    ph.vc = out.outgoingVc;
+    return -1;
+  }
+  const Pipe& out = P(t.plan);
+  ph.outgoingDataNoc = out.outgoingNocId;
+  ph.vc = out.outgoingVc;
+  if (t.relayDramOut >= 0) {
+    const size_t d = static_cast<size_t>(t.relayDramOut);
+    ph.dramOutput = true;
+    ph.dramBufNocAddr = dramAddr(B(d));
+    ph.dramRam = info_[d].ramLike;
+    return t.relayDramOut;
+  }
+  ph.remoteReceiver = true;
+  for (int d : t.dest) ph.dest.push_back(streams_[static_cast<size_t>(d)].name);
+  return -1;
+}
+
+}  // namespace tessera::pipegen::detail

@@ -1,0 +1,500 @@
+// net2pipe over several chips (docs/cluster.md "The data path"): relay
+// chains on ethernet cores, the links they take (routes, round robin,
+// ethernet_datacopy channels), temporal epochs spanning chips; and end to
+// end, what a consumer receives through the relays is the golden operand.
+// The expected chips, channels and NOC coordinates are worked out by hand
+// from docs/cluster.md's default topologies and the wormhole_b0 SoC
+// descriptor's `eth:` list (chan 0 = 9-0, 1 = 1-0, 6 = 6-0, 7 = 4-0,
+// 8 = 9-6, 9 = 1-6, 14 = 6-6, 15 = 4-6; core_coordinates are [y, x]).
+#include "pipe/net2pipe.hpp"
+
+#include "device/soc_descriptor.hpp"
+#include "formats/blocking.hpp"
+#include "golden/tm.hpp"
+#include "netlist/parser.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+using namespace tessera;
+using namespace tessera::pipe;
+
+namespace {
+
+struct Compiled {
+  netlist::Netlist nl;
+  std::unique_ptr<SocDescriptor> device;
+  ClusterDescriptor cluster;
+  Compilation comp;
+  DiagnosticEngine diags;
+  bool ok = false;
+};
+
+// Parses (the netlists here are valid) and compiles for `chips` chips of
+// the wormhole_b0 default cluster, or `cluster` when given.
+std::unique_ptr<Compiled> compile(const std::string& text, uint32_t chips,
+                                  std::optional<ClusterDescriptor> cluster = std::nullopt) {
+  auto c = std::make_unique<Compiled>();
+  SourceBuffer source("multichip.yaml", text);
+  auto nl = netlist::parseNetlist(source, c->diags);
+  INFO(text);
+  REQUIRE(nl);
+  c->nl = std::move(*nl);
+  c->device = std::make_unique<SocDescriptor>(loadBundledDescriptor("wormhole_b0_8x10"));
+  if (cluster) {
+    c->cluster = *cluster;
+  } else {
+    std::string why;
+    auto d = defaultCluster(Arch::WormholeB0, chips, why);
+    REQUIRE(d);
+    c->cluster = *d;
+  }
+  netlist::ValidationTarget target{Arch::WormholeB0, c->device.get()};
+  c->ok = compileNetlist(c->nl, target, c->cluster, c->diags, c->comp);
+  return c;
+}
+
+void requireOk(const Compiled& c) {
+  for (const Diagnostic& d : c.diags.diagnostics())
+    if (d.severity == Severity::Error) FAIL(d.message << " [" << d.rule << "]");
+  REQUIRE(c.ok);
+}
+
+// Producer `id`'s tile (t, r, c) as one exactly representable float.
+float code(int64_t id, int64_t t, int64_t r, int64_t c) {
+  return static_cast<float>(id * 1000000 + t * 10000 + r * 100 + c);
+}
+
+// What the pipes of one epoch deliver (docs/pipegen-yaml.md input_list),
+// with relay and ethernet buffers holding what their one writing pipe
+// delivers to them.
+class Delivery {
+public:
+  Delivery(const Compiled& c, const PipegenYaml& y) : y_(y) {
+    int64_t id = 1;
+    for (const auto& q : c.nl.queues) ids_[q.name] = id++;
+    for (const auto& g : c.nl.graphs)
+      for (const auto& op : g.ops) ids_[op.name] = id++;
+    for (const Buffer& b : y.buffers) byId_[b.uniqid] = &b;
+    for (const auto& q : c.nl.queues) {
+      const formats::Blocking qb = formats::blockingOf(q);
+      for (const QueueBufferInfo& info : c.comp.queueBuffers)
+        if (info.queue == q.name) {
+          std::vector<float>& s = streams_[info.uniqid];
+          for (const auto& tc : formats::coreTileOrder(qb, info.cellR, info.cellC)) s.push_back(code(ids_[q.name], tc.t, tc.rt, tc.ct));
+        }
+    }
+    for (const auto& g : c.nl.graphs)
+      for (const auto& op : g.ops) {
+        const formats::Blocking ob = formats::blockingOf(op);
+        int64_t core = 0;
+        for (const Buffer& b : y.buffers) {
+          if (b.mdOpName != op.name || b.bufferType != BufferType::Packer) continue;
+          std::vector<float>& s = streams_[b.uniqid];
+          for (const auto& tc : formats::coreTileOrder(ob, core / ob.gridC, core % ob.gridC))
+            s.push_back(code(ids_[op.name], tc.t, tc.rt, tc.ct));
+          ++core;
+        }
+      }
+  }
+
+  int64_t idOf(const std::string& name) const { return ids_.at(name); }
+
+  std::vector<float> received(BufferId dest) {
+    for (const Pipe& p : y_.pipes)
+      for (BufferId o : p.outputList.front())
+        if (o == dest) return delivered(p);
+    FAIL("no pipe writes " << dest);
+    return {};
+  }
+
+private:
+  std::vector<float> delivered(const Pipe& p) {
+    std::vector<float> out;
+    const uint32_t passes = std::max<uint32_t>(1, p.pipePeriodicRepeat);
+    for (uint32_t rep = 0; rep < passes; ++rep)
+      for (BufferId e : p.inputList) {
+        auto it = byId_.upper_bound(e);
+        REQUIRE(it != byId_.begin());
+        const Buffer& b = *std::prev(it)->second;
+        const std::vector<float>& s = stream(b);
+        REQUIRE(s.size() == b.tilesPerInput);
+        const uint64_t offset = e - b.uniqid;
+        const uint64_t count = b.isScatter ? b.scatterGatherNumTiles : b.tilesPerInput;
+        REQUIRE(offset + count <= s.size());
+        out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(offset),
+                   s.begin() + static_cast<std::ptrdiff_t>(offset + count));
+      }
+    return out;
+  }
+
+  const std::vector<float>& stream(const Buffer& b) {
+    auto it = streams_.find(b.uniqid);
+    if (it != streams_.end()) return it->second;
+    REQUIRE((b.bufferType == BufferType::Relay || b.bufferType == BufferType::Ethernet));
+    std::vector<float> s = received(b.uniqid);
+    return streams_.emplace(b.uniqid, std::move(s)).first->second;
+  }
+
+  const PipegenYaml& y_;
+  std::map<std::string, int64_t> ids_;
+  std::map<BufferId, const Buffer*> byId_;
+  std::map<BufferId, std::vector<float>> streams_;
+};
+
+const netlist::Op& opNamed(const Compiled& c, const std::string& name) {
+  for (const auto& g : c.nl.graphs)
+    for (const auto& o : g.ops)
+      if (o.name == name) return o;
+  FAIL("no op " << name);
+  return c.nl.graphs.front().ops.front();
+}
+
+// Every unpacker of eltwise op `opName` input `input` receives the golden
+// operand (the coded producer through the input's TMs), core by core.
+// `codedAs`: the op whose coded tiles the producer carries (an
+// ethernet_datacopy's are its input's).
+void checkEltwiseInput(const Compiled& c, const PipegenYaml& y, const std::string& opName, size_t input,
+                       const std::string& codedAs = "") {
+  Delivery d(c, y);
+  const netlist::Op& op = opNamed(c, opName);
+  const netlist::Operand& in = op.inputs.at(input);
+  formats::Blocking pb;
+  bool isQueue = false;
+  for (const auto& q : c.nl.queues)
+    if (q.name == in.name) {
+      pb = formats::blockingOf(q);
+      isQueue = true;
+    }
+  if (!isQueue) pb = formats::blockingOf(opNamed(c, in.name));
+  formats::Tensor x(1, pb.t, pb.rowTiles() * 32, pb.colTiles() * 32);
+  for (int64_t t = 0; t < pb.t; ++t)
+    for (int64_t r = 0; r < x.r; ++r)
+      for (int64_t cc = 0; cc < x.c; ++cc) x.at(0, t, r, cc) = code(d.idOf(codedAs.empty() ? in.name : codedAs), t, r / 32, cc / 32);
+  x = golden::applyTms(x, in.tms);
+  const formats::Blocking ob = formats::blockingOf(op);
+  int64_t core = 0;
+  for (const Buffer& b : y.buffers) {
+    if (b.mdOpName != opName || b.bufferType != BufferType::Unpacker || b.id != input) continue;
+    std::vector<float> want;
+    for (const auto& tc : formats::coreTileOrder(ob, core / ob.gridC, core % ob.gridC))
+      want.push_back(x.at(0, tc.t, tc.rt * 32 + 7, tc.ct * 32 + 21));
+    INFO(b.comment);
+    CHECK(d.received(b.uniqid) == want);
+    ++core;
+  }
+  CHECK(core == ob.gridR * ob.gridC);
+}
+
+// The contract's shape of every pipe: all its buffers on one chip, except
+// an ethernet pipe: one input and one output, both on ethernet cores, at
+// the two ends of one link of the cluster.
+void checkPipesPerChip(const Compiled& c, const PipegenYaml& y) {
+  std::map<BufferId, const Buffer*> byId;
+  for (const Buffer& b : y.buffers) byId[b.uniqid] = &b;
+  auto owner = [&](BufferId e) {
+    auto it = byId.upper_bound(e);
+    REQUIRE(it != byId.begin());
+    return std::prev(it)->second;
+  };
+  for (const Pipe& p : y.pipes) {
+    std::set<uint32_t> chips;
+    for (BufferId e : p.inputList) chips.insert(owner(e)->chipId);
+    for (const auto& list : p.outputList)
+      for (BufferId o : list) chips.insert(owner(o)->chipId);
+    INFO(p.comment);
+    if (chips.size() == 1) continue;
+    REQUIRE(p.inputList.size() == 1);
+    REQUIRE(p.outputList.size() == 1);
+    REQUIRE(p.outputList.front().size() == 1);
+    const Buffer& from = *owner(p.inputList.front());
+    const Buffer& to = *owner(p.outputList.front().front());
+    REQUIRE(from.ethernetChan);
+    REQUIRE(to.ethernetChan);
+    const auto peer = c.cluster.peer(EthEndpoint{from.chipId, *from.ethernetChan});
+    REQUIRE(peer);
+    CHECK(*peer == (EthEndpoint{to.chipId, *to.ethernetChan}));
+  }
+}
+
+struct EthPipe {
+  uint32_t fromChip, fromChan, toChip, toChan;
+  friend bool operator==(const EthPipe&, const EthPipe&) = default;
+};
+
+std::vector<EthPipe> ethernetPipes(const PipegenYaml& y) {
+  std::map<BufferId, const Buffer*> byId;
+  for (const Buffer& b : y.buffers) byId[b.uniqid] = &b;
+  auto owner = [&](BufferId e) { return std::prev(byId.upper_bound(e))->second; };
+  std::vector<EthPipe> out;
+  for (const Pipe& p : y.pipes) {
+    const Buffer& from = *owner(p.inputList.front());
+    const Buffer& to = *owner(p.outputList.front().front());
+    if (from.chipId != to.chipId) out.push_back(EthPipe{from.chipId, *from.ethernetChan, to.chipId, *to.ethernetChan});
+  }
+  return out;
+}
+
+const std::string kDf = "in_df: [Float16_b], acc_df: Float16_b, out_df: Float16_b, intermed_df: Float16_b, math_fidelity: HiFi4";
+
+std::string queue(const std::string& name, const std::string& input, const std::string& blocking, int chip, int cells = 1) {
+  std::string dram;
+  for (int k = 0; k < cells; ++k) dram += std::string(k ? ", " : "") + "[" + std::to_string(k % 6) + ", 0x3" + std::to_string(k) + "000000]";
+  return "  " + name + ": {type: queue, input: " + input + ", entries: 2, " + blocking +
+         ", df: Float16_b, target_device: " + std::to_string(chip) + ", loc: dram, dram: [" + dram + "]}\n";
+}
+
+std::string graph(const std::string& name, int chip, const std::string& ops) {
+  return "  " + name + ":\n    target_device: " + std::to_string(chip) + "\n    input_count: 2\n" + ops;
+}
+
+std::string netlistText(const std::string& queues, const std::string& graphs, const std::vector<std::string>& executes) {
+  std::string s = "devices:\n  arch: wormhole_b0\nqueues:\n" + queues + "graphs:\n" + graphs + "programs:\n  - run:\n";
+  for (const auto& g : executes) s += "    - execute: {graph_name: " + g + "}\n";
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("an op reading an op on the next chip reads its relay chain", "[pipe][multichip]") {
+  // a (chip 0, 1x2 cores, 2x2 tiles each) -> b (chip 1, 2x1 cores, reading
+  // a transposed: every b core gathers from both a cores) -> out (chip 1).
+  // Default 1x2 cluster: chip 0 channels 8, 9 linked to chip 1's 0, 1.
+  // Each a packer gets one chain, links round robin: a core 0 over 8 -> 0,
+  // a core 1 over 9 -> 1.
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 4], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [4, 2], ublock: [1, 1]", 1),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 2], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [2, 2], ublock: [1, 1]}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [1, 1], grid_size: [2, 1], inputs: [a], " + kDf +
+                                                      ", t: 1, mblock: [2, 2], ublock: [1, 1], input_0_tms: [transpose]}\n"),
+                               {"g0", "g1"}),
+                   2);
+  requireOk(*c);
+  // One temporal epoch (g1 reads g0's op) on both chips.
+  REQUIRE(c->comp.epochs.size() == 1);
+  const TemporalEpoch& e = c->comp.epochs[0].epoch;
+  CHECK(e.graphs.size() == 2);
+  CHECK(e.chips == std::set<uint32_t>{0, 1});
+  CHECK(e.executions.size() == 2);
+  const PipegenYaml& y = c->comp.epochs[0].yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y) == std::vector<EthPipe>{{0, 8, 1, 0}, {0, 9, 1, 1}});
+  // The relays: chan 8 of chip 0 at 9-6 ([6, 9]), chan 0 of chip 1 at 9-0 ([0, 9]).
+  int relays = 0;
+  for (const Buffer& b : y.buffers) {
+    if (b.bufferType != BufferType::Relay) continue;
+    ++relays;
+    REQUIRE(b.ethernetChan);
+    CHECK(b.mdOpName == "a");
+    CHECK(b.tilesPerInput == 4);
+    CHECK(b.epochTiles == 8);
+    if (*b.ethernetChan == 8) CHECK((b.chipId == 0 && b.core.r == 6 && b.core.c == 9));
+    if (*b.ethernetChan == 0) CHECK((b.chipId == 1 && b.core.r == 0 && b.core.c == 9));
+  }
+  CHECK(relays == 4);
+  for (const Buffer& b : y.buffers) {
+    if (b.mdOpName == "a" && !b.ethernetChan) CHECK(b.chipId == 0);
+    if (b.mdOpName == "b" || b.mdOpName == "out") CHECK(b.chipId == 1);
+  }
+  checkEltwiseInput(*c, y, "b", 0);
+}
+
+TEST_CASE("a route of two hops relays through the chip between", "[pipe][multichip]") {
+  // 2x2 default cluster: chips 0 1 / 2 3. Route 0 -> 3: 0 -> 1 -> 3 (the
+  // lower id of the two ways). Hop 0 -> 1 over 0.8 -> 1.0 (the pair's first
+  // link); on chip 1, channel 0's relay feeds channel 14's (an on-chip
+  // pipe); hop 1 -> 3 over 1.14 -> 3.6.
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 2, mblock: [1, 2], ublock: [2, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 2, mblock: [1, 2], ublock: [2, 1]", 3),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in], " + kDf +
+                                                  ", t: 2, mblock: [1, 2], ublock: [2, 1]}\n") +
+                                   graph("g3", 3, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a], " + kDf +
+                                                      ", t: 2, mblock: [1, 2], ublock: [2, 1]}\n"),
+                               {"g0", "g3"}),
+                   4);
+  requireOk(*c);
+  REQUIRE(c->comp.epochs.size() == 1);
+  const PipegenYaml& y = c->comp.epochs[0].yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y) == std::vector<EthPipe>{{0, 8, 1, 0}, {1, 14, 3, 6}});
+  std::set<std::pair<uint32_t, uint32_t>> relays;
+  for (const Buffer& b : y.buffers)
+    if (b.bufferType == BufferType::Relay) relays.insert({b.chipId, *b.ethernetChan});
+  CHECK(relays == std::set<std::pair<uint32_t, uint32_t>>{{0, 8}, {1, 0}, {1, 14}, {3, 6}});
+  checkEltwiseInput(*c, y, "b", 0);
+}
+
+TEST_CASE("no route between two chips is a located error", "[pipe][multichip]") {
+  ClusterDescriptor two;
+  two.name = "unlinked";
+  two.chips[0] = ChipLocation{};
+  two.chips[1] = ChipLocation{1, 0, 0, 0};
+  two.mmio = {0, 1};
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 1),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a], " + kDf +
+                                                      ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n"),
+                               {"g0", "g1"}),
+                   2, two);
+  CHECK_FALSE(c->ok);
+  std::string all;
+  for (const Diagnostic& d : c->diags.diagnostics()) all += d.message + " [" + d.rule + "]\n";
+  INFO(all);
+  REQUIRE(c->diags.errorCount() == 1);
+  const Diagnostic& d = c->diags.diagnostics().front();
+  CHECK(d.rule == "pipe-no-route");
+  CHECK(d.loc.valid());
+  CHECK(d.message == "op 'b' input 0 on chip 1 reads 'a' on chip 0, but no ethernet route leads from chip 0 to chip 1");
+}
+
+TEST_CASE("ethernet_datacopy relays each core over its ingress and egress channels", "[pipe][multichip]") {
+  // eth: 1x2 cores, core 0 over chip 0 chan 9 -> chip 1 chan 1, core 1 over
+  // 8 -> 0 (channels given, crossed on purpose). It copies a (1x2 cores of
+  // 2x1 tiles, reblocked: eth's cores hold 1x2 tiles... of the same 2x2
+  // tensor, so each eth core gathers from both a cores). b on chip 1
+  // reads eth whole.
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 2], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [2, 2], ublock: [1, 1]", 1),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 2], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [2, 1], ublock: [1, 1]}\n"
+                                                  "    eth: {type: ethernet_datacopy, grid_size: [2, 1], inputs: [a], " + kDf +
+                                                  ", t: 1, mblock: [1, 2], ublock: [1, 1], attributes: {dest_device: 1, ingress_channels: [9, 8], egress_channels: [1, 0]}}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [3, 3], grid_size: [1, 1], inputs: [eth], " + kDf +
+                                                      ", t: 1, mblock: [2, 2], ublock: [1, 1]}\n"),
+                               {"g0", "g1"}),
+                   2);
+  requireOk(*c);
+  REQUIRE(c->comp.epochs.size() == 1);
+  const PipegenYaml& y = c->comp.epochs[0].yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y) == std::vector<EthPipe>{{0, 9, 1, 1}, {0, 8, 1, 0}});
+  std::vector<std::tuple<BufferType, uint32_t, uint32_t, uint32_t, uint32_t>> eth; // type, chip, chan, y, x
+  for (const Buffer& b : y.buffers)
+    if (b.mdOpName == "eth") eth.emplace_back(b.bufferType, b.chipId, *b.ethernetChan, b.core.r, b.core.c);
+  // chan 9 = 1-6, chan 1 = 1-0, chan 8 = 9-6, chan 0 = 9-0.
+  CHECK(eth == decltype(eth){{BufferType::Relay, 0, 9, 6, 1},
+                             {BufferType::Ethernet, 1, 1, 0, 1},
+                             {BufferType::Relay, 0, 8, 6, 9},
+                             {BufferType::Ethernet, 1, 0, 0, 9}});
+  checkEltwiseInput(*c, y, "b", 0, "a");
+}
+
+TEST_CASE("ethernet_datacopy without channels takes the links in turn", "[pipe][multichip]") {
+  // Two cores, no channels: core 0 over the pair's first link (8 -> 0),
+  // core 1 over the second (9 -> 1).
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [1, 2], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [1, 2], ublock: [1, 1]", 1),
+                               graph("g0", 0, "    eth: {type: ethernet_datacopy, grid_size: [1, 2], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [1, 1], ublock: [1, 1], attributes: {dest_device: 1}}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [eth], " + kDf +
+                                                      ", t: 1, mblock: [1, 2], ublock: [1, 1]}\n"),
+                               {"g0", "g1"}),
+                   2);
+  requireOk(*c);
+  const PipegenYaml& y = c->comp.epochs.at(0).yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y) == std::vector<EthPipe>{{0, 8, 1, 0}, {0, 9, 1, 1}});
+  checkEltwiseInput(*c, y, "b", 0, "in");
+}
+
+TEST_CASE("queues on another chip: read and written over relays", "[pipe][multichip]") {
+  // b on chip 1 reads queue q on chip 0 (its DRAM cell relayed over 8 -> 0)
+  // and writes queue out on chip 0 (its packer relayed back over the pair's
+  // next link, 1.1 -> 0.9).
+  auto c = compile(netlistText(queue("q", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 2], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [2, 2], ublock: [1, 1]", 0),
+                               graph("g1", 1, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q], " + kDf +
+                                                  ", t: 1, mblock: [2, 2], ublock: [1, 1], input_0_tms: [transpose]}\n"),
+                               {"g1"}),
+                   2);
+  requireOk(*c);
+  REQUIRE(c->comp.epochs.size() == 1);
+  CHECK(c->comp.epochs[0].epoch.chips == std::set<uint32_t>{1});
+  const PipegenYaml& y = c->comp.epochs[0].yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y) == std::vector<EthPipe>{{0, 8, 1, 0}, {1, 1, 0, 9}});
+  for (const Buffer& b : y.buffers)
+    if ((b.mdOpName == "q" || b.mdOpName == "out") && !b.ethernetChan) CHECK(b.chipId == 0);
+  checkEltwiseInput(*c, y, "b", 0);
+  // The index: q is read and out written over ethernet (cores: the relays'
+  // ethernet cores on chip 0, [y, x]: chan 8 = [6, 9], chan 9 = [6, 1]).
+  for (const QueueBufferInfo& info : c->comp.queueBuffers) {
+    CHECK(info.chip == 0);
+    const auto& list = info.queue == "q" ? info.readers : info.writers;
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].relay);
+    REQUIRE(list[0].cores.size() == 1);
+    CHECK(list[0].cores[0].r == 6);
+    CHECK(list[0].cores[0].c == (info.queue == "q" ? 9u : 1u));
+  }
+}
+
+TEST_CASE("a relay read out of order must fit the ethernet core's L1", "[pipe][multichip]") {
+  // a: one core of 8x8 Float16_b tiles; b on chip 1 reads it transposed,
+  // so the relay holding a's tiles on chip 1 keeps a window of nearly the
+  // whole 64 tiles (x 2080 bytes), more than the 262144 - 0x28000 = 98304
+  // bytes free for data on an ethernet core.
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [8, 8], ublock: [1, 1]", 0) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [8, 8], ublock: [1, 1]", 1),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [8, 8], ublock: [1, 1]}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a], " + kDf +
+                                                      ", t: 1, mblock: [8, 8], ublock: [1, 1], input_0_tms: [transpose]}\n"),
+                               {"g0", "g1"}),
+                   2);
+  CHECK_FALSE(c->ok);
+  std::string all;
+  for (const Diagnostic& d : c->diags.diagnostics()) all += d.message + " [" + d.rule + "]\n";
+  INFO(all);
+  REQUIRE(c->diags.errorCount() == 1);
+  const Diagnostic& d = c->diags.diagnostics().front();
+  CHECK(d.rule == "pipe-l1-overflow");
+  CHECK(d.message.rfind("chip 1 ethernet chan 0 [y=0, x=9] (relays for op 'b'): buffers need ", 0) == 0);
+  CHECK(d.message.find("but 98304 bytes are free for data (L1 from 0x28000 to its end, eth_l1_size 262144)") !=
+        std::string::npos);
+}
+
+TEST_CASE("epochs: graphs of one temporal graph share an epoch, launches by consecutive executes", "[pipe][multichip][epochs]") {
+  // g0 (chip 0) and g1 (chip 1) are joined by an op edge; g2 (chip 0)
+  // stands alone. Program: g0, g1 (one launch), g2, then g1 alone with a
+  // prologue setting for q (another launch of the same temporal graph:
+  // another epoch), g2, then g0 and g1 again (the first epoch again).
+  // (g1 then g0 with nothing between would be one launch.)
+  const std::string text =
+      netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 0) +
+                      queue("q", "HOST", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 1) +
+                      queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 1) +
+                      queue("out2", "z", "grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1]", 0),
+                  graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in], " + kDf +
+                                     ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n") +
+                      graph("g1", 1, "    b: {type: add, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a, q], in_df: [Float16_b, Float16_b], acc_df: Float16_b, out_df: Float16_b, intermed_df: Float16_b, math_fidelity: HiFi4"
+                                     ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n") +
+                      graph("g2", 0, "    z: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in], " + kDf +
+                                     ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n"),
+                  {"g0", "g1", "g2"}) +
+      "    - execute: {graph_name: g1, queue_settings: {q: {prologue: true, epilogue: false, zero: false, rd_ptr_global: 0}}}\n"
+      "    - execute: {graph_name: g2}\n    - execute: {graph_name: g0}\n    - execute: {graph_name: g1}\n";
+  SourceBuffer source("epochs.yaml", text);
+  DiagnosticEngine diags;
+  auto nl = netlist::parseNetlist(source, diags);
+  REQUIRE(nl);
+  const auto epochs = deriveEpochs(*nl, Arch::WormholeB0);
+  REQUIRE(epochs.size() == 3);
+  CHECK(epochs[0].graphs.size() == 2);
+  CHECK(epochs[0].chips == std::set<uint32_t>{0, 1});
+  CHECK(epochs[0].executions.size() == 4);
+  CHECK(epochs[1].firstGraph().name == "g2");
+  CHECK(epochs[1].chips == std::set<uint32_t>{0});
+  CHECK(epochs[1].executions.size() == 2);
+  CHECK(epochs[2].graphs.size() == 2);
+  CHECK(epochs[2].temporalGraph == epochs[0].temporalGraph);
+  CHECK(epochs[2].settingsOf("q").prologue);
+  CHECK(epochs[2].executions.size() == 1);
+}
