@@ -38,8 +38,8 @@ std::optional<CoreCoord> RelayChains::ethCore(EthEndpoint at, SourceLoc loc) {
 }
 
 // A relay (or an ethernet_datacopy's output) on an ethernet core carrying
-// `like`'s tiles; read like a packer (reorder window, chunks), in steps of
-// `granule` tiles; double buffered where the input allows.
+// `like`'s tiles; read like a packer (reorder window, chunks); sized for
+// two blocks of `granule` tiles where the input allows.
 std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granule, EthEndpoint at, BufferType type, const Op* op,
                                   int category, const std::string& comment, SourceLoc loc) {
   const auto core = ethCore(at, loc);
@@ -49,9 +49,12 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   b.orderKey = bufs_.size();
   b.op = op;
   b.packer = true;
-  b.ublockTiles = std::max<int64_t>(1, granule);
-  b.granule = b.ublockTiles;
-  b.minSize = b.ublockTiles;
+  // Nothing computes on an ethernet core: a relay moves single tiles as well
+  // as blocks, so it may shrink to one tile (or its reorder window) when
+  // the core's small L1 is short; it prefers two of its source's blocks.
+  b.ublockTiles = 1;
+  b.granule = 1;
+  b.minSize = 1;
   Buffer& d = b.doc;
   d.uniqid = sh_.newId();
   d.mdOpName = like.mdOpName;
@@ -62,7 +65,7 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.core = *core;
   d.tilesPerInput = like.tilesPerInput;
   d.epochTiles = static_cast<uint32_t>(like.tilesPerInput * inputCount_);
-  d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * b.ublockTiles));
+  d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * std::max<int64_t>(1, granule)));
   d.tileSize = like.tileSize;
   d.dataFormat = like.dataFormat;
   d.ublockRt = like.ublockRt;
@@ -130,7 +133,7 @@ std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const 
     const auto hop = links_.hop(route[i], route[i + 1]);
     if (!hop) return std::nullopt; // route() only steps over links
     const std::string role = "Relay of " + what + " (" + routeText(route) + "), ";
-    const Buffer& like = bufs_[src].doc;
+    const Buffer like = bufs_[src].doc; // a copy: ethBuffer grows bufs_
     auto tx = ethBuffer(like, granuleOf(src), hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
     auto rx = ethBuffer(like, granuleOf(src), hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
     if (!tx || !rx) return std::nullopt;

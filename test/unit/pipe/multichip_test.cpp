@@ -498,3 +498,27 @@ TEST_CASE("epochs: graphs of one temporal graph share an epoch, launches by cons
   CHECK(epochs[2].settingsOf("q").prologue);
   CHECK(epochs[2].executions.size() == 1);
 }
+
+TEST_CASE("many chains over a route of four hops", "[pipe][multichip]") {
+  // 2x4 default cluster (chips 0-3 / 4-7): chip 7 is 4 hops from chip 0.
+  // a's 8 cores (chip 7) each get a chain of 4 hops (8 relays, 4 ethernet
+  // pipes) to chip 0, where b reads them transposed (a gather of every
+  // chain's last relay). The relays of every chip pair alternate over its
+  // two links.
+  auto c = compile(netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 4], ublock: [1, 1]", 7) +
+                                   queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [4, 2], ublock: [1, 1]", 0),
+                               graph("g7", 7, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [2, 4], inputs: [in], " + kDf +
+                                                  ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n") +
+                                   graph("g0", 0, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a], " + kDf +
+                                                      ", t: 1, mblock: [4, 2], ublock: [1, 1], input_0_tms: [transpose]}\n"),
+                               {"g7", "g0"}),
+                   8);
+  requireOk(*c);
+  const PipegenYaml& y = c->comp.epochs.at(0).yaml;
+  checkPipesPerChip(*c, y);
+  CHECK(ethernetPipes(y).size() == 8 * 4);
+  int relays = 0;
+  for (const Buffer& b : y.buffers) relays += b.bufferType == BufferType::Relay;
+  CHECK(relays == 8 * 4 * 2);
+  checkEltwiseInput(*c, y, "b", 0);
+}
