@@ -44,6 +44,7 @@ public:
     for (const Graph& g : nl_.graphs) checkGraph(g);
     checkPrograms();
     validateFusedOps(nl_, target_, d_);
+    validateBudaParity(nl_, target_, d_);
   }
 
 private:
