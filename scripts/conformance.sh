@@ -3,7 +3,7 @@
 # stage and prints one line per file, then `N passed, M failed`.
 #
 #   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [-j N]
-#                          [--resume [--results FILE]] STAGE DIR...
+#                          [--resume [--results FILE] [--retry-failed]] STAGE DIR...
 #
 # STAGE: check   netlist-check (parse + validate against the netlist's first arch,
 #                or --arch, or with --all-archs every arch the netlist lists)
@@ -35,9 +35,11 @@
 # file (--results FILE, default BUILD/conformance/STAGE.results) keyed by
 # the netlist's path and bytes and the identity of the sweep (hashes of the
 # tool binaries, lib/kernels, the schemas, this script, conformance-runs.txt,
-# the stage, arch flags and TIMEOUT): a rerun reuses every PASS and REJECTED
-# of an unchanged netlist and redoes the rest. On a terminal a progress line
-# with an ETA is shown on stderr.
+# the stage, arch flags and TIMEOUT): a rerun reuses the verdict of every
+# unchanged netlist and judges the rest (new or changed netlists, those an
+# interrupted sweep did not finish); --retry-failed judges the FAILs again too
+# (after a loaded machine timed some out). On a terminal a progress line with
+# an ETA is shown on stderr.
 
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
@@ -49,7 +51,7 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 arch_args=()
-jobs_n=""; resume=""; results=""
+jobs_n=""; resume=""; results=""; retry_failed=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
@@ -59,12 +61,13 @@ while [ $# -gt 0 ]; do
     -j*) jobs_n="${1#-j}"; shift ;;
     --resume) resume=1; shift ;;
     --results) results="${2-}"; resume=1; shift 2 ;;
+    --retry-failed) retry_failed=1; resume=1; shift ;;
     -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [-j N] [--resume [--results FILE]] STAGE DIR..." >&2
+  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [-j N] [--resume [--results FILE] [--retry-failed]] STAGE DIR..." >&2
   exit 2
 fi
 if [ -z "$jobs_n" ]; then jobs_n="$(nproc 2>/dev/null || echo 1)"; fi
@@ -271,7 +274,10 @@ if [ -n "$resume" ]; then
     # Line: identity, netlist hash, path, verdict (tab-separated); later lines win.
     while IFS=$'\t' read -r id h p verdict; do
       [ "$id" = "$ident" ] || continue
-      case "$verdict" in PASS\ *|REJECTED\ *) cached["$h:$p"]="$verdict" ;; *) unset 'cached[$h:$p]' ;; esac
+      case "$verdict" in
+        FAIL\ *) if [ -n "$retry_failed" ]; then unset 'cached[$h:$p]'; else cached["$h:$p"]="$verdict"; fi ;;
+        *) cached["$h:$p"]="$verdict" ;;
+      esac
     done < "$results"
   fi
 fi
