@@ -101,7 +101,14 @@ passed=0; failed=0; rejected=0
 # verdict (out/<N>); the sweep's shared hlkc cache (hlkc's cache is safe for
 # concurrent processes: entries are renamed into place).
 work="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+# Stopping the sweep stops every job's whole process tree (subshell,
+# timeout, tool): killing the subshell alone would leave its tool running.
+kill_tree() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null
+}
+trap 'for j in $(jobs -p); do kill_tree "$j"; done; wait 2>/dev/null; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$work/out"
 hlkc_cache="$work/hlkc-cache"
