@@ -2,7 +2,8 @@
 # Conformance driver: runs every netlist under the given directories through a
 # stage and prints one line per file, then `N passed, M failed`.
 #
-#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] STAGE DIR...
+#   scripts/conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] [-j N]
+#                          [--resume [--results FILE] [--retry-failed]] STAGE DIR...
 #
 # --cluster FILE is passed to every tool that runs (netlist-check, net2pipe,
 # pipegen, blobgen, loader): the chips netlists are checked and built for
@@ -29,35 +30,57 @@
 #        sim     loader run: the five stages build the artifacts (the sweep
 #                shares one hlkc cache), the programs run on the simulated chip
 #                and every op-fed queue is checked against the reference model;
-#                PASS = every queue passed. Netlists without a test-config are
-#                SKIPPED (nothing says how to feed or judge them); check
-#                rejects are REJECTED; loader arguments as for golden
+#                PASS = every queue passed. What a netlist's test-config leaves
+#                out comes from the upstream test driver of its directory
+#                (docs/stimulus.md, "Test drivers"); check rejects are
+#                REJECTED; loader arguments as for golden
 #
+# -j N runs N netlists side by side (default: one per CPU this process may
+# use); the per-file lines keep the input order. --resume keeps a results
+# file (--results FILE, default BUILD/conformance/STAGE.results) keyed by
+# the netlist's path and bytes and the identity of the sweep (hashes of the
+# tool binaries, lib/kernels, the schemas, this script, conformance-runs.txt,
+# the stage, arch flags and TIMEOUT): a rerun reuses the verdict of every
+# unchanged netlist and judges the rest (new or changed netlists, those an
+# interrupted sweep did not finish); --retry-failed judges the FAILs again too
+# (after a loaded machine timed some out). On a terminal a progress line with
+# an ETA is shown on stderr.
+
 # Per file: PASS; REJECTED <rule>: <first error> when netlist-check rejected the
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
 # netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
 # 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden,
-# kernels and pipes add `, R rejected by check`). Exit status 0 only when no file FAILed
-# (and, for check, none was rejected).
+# kernels, pipes and sim add `, R rejected by check`). Exit status 0 only when no file FAILed
+# (and, for check, none was rejected); 2 on a usage error.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
 arch_args=()
 cluster_args=()
+jobs_n=""; resume=""; results=""; retry_failed=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build="$2"; shift 2 ;;
     --arch) arch_args=(--arch "$2"); shift 2 ;;
     --all-archs) arch_args=(--all-archs); shift ;;
     --cluster) cluster_args=(--cluster "$2"); shift 2 ;;
-    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -j|--jobs) jobs_n="${2-}"; shift 2 ;;
+    -j*) jobs_n="${1#-j}"; shift ;;
+    --resume) resume=1; shift ;;
+    --results) results="${2-}"; resume=1; shift 2 ;;
+    --retry-failed) retry_failed=1; resume=1; shift ;;
+    -h|--help) sed -n '2,57p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] STAGE DIR..." >&2
+  echo "usage: conformance.sh [--build-dir DIR] [--arch ARCH | --all-archs] [--cluster FILE] [-j N] [--resume [--results FILE] [--retry-failed]] STAGE DIR..." >&2
   exit 2
 fi
+if [ -z "$jobs_n" ]; then jobs_n="$(nproc 2>/dev/null || echo 1)"; fi
+case "$jobs_n" in
+  ''|*[!0-9]*|0) echo "conformance.sh: -j needs a positive number, got '$jobs_n'" >&2; exit 2 ;;
+esac
 stage="$1"; shift
 check_tool="$build/tools/netlist-check/netlist-check"
 case "$stage" in
@@ -80,12 +103,23 @@ if [ "$stage" != check ] && [ "${arch_args[0]:-}" = --all-archs ]; then
   exit 2
 fi
 
-passed=0; failed=0; rejected=0; skipped=0
-log="$(mktemp)"; trap 'rm -f "$log" "$log.schema" "$log.out"' EXIT
+passed=0; failed=0; rejected=0
+# One work directory: per netlist its scratch (j<N>/, removed when judged) and
+# verdict (out/<N>); the sweep's shared hlkc cache (hlkc's cache is safe for
+# concurrent processes: entries are renamed into place).
+work="$(mktemp -d)"
+# Stopping the sweep stops every job's whole process tree (subshell,
+# timeout, tool): killing the subshell alone would leave its tool running.
+kill_tree() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null
+}
+trap 'for j in $(jobs -p); do kill_tree "$j"; done; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$work/out"
+hlkc_cache="$work/hlkc-cache"
 hlkc="${HLKC-$build/tools/hlkc/hlkc}"   # kernels: HLKC= (empty) skips hlkc
-if [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
-  scratch="$(mktemp -d)"; trap 'rm -f "$log" "$log.schema" "$log.out"; rm -rf "$scratch"' EXIT
-fi
 pipegen="${PIPEGEN-$build/tools/pipegen/pipegen}"   # pipes: PIPEGEN= skips pipegen
 blobgen="${BLOBGEN-$build/tools/blobgen/blobgen}"   # pipes: BLOBGEN= skips blobgen
 blob_schema="${BLOB_SCHEMA-$root/schemas/blob.schema.json}"  # pipes: BLOB_SCHEMA= skips the blob.yaml check
@@ -106,7 +140,7 @@ run_kernels() {
   # hlkc targets grayskull and wormhole_b0; the kernels of the other archs'
   # netlists are compiled as wormhole_b0 (kernel texts do not depend on the arch).
   [ "$arch" = grayskull ] || arch=wormhole_b0
-  timeout "$limit" "$hlkc" --arch "$arch" --cache-dir "$scratch/hlkc-cache" "$scratch/out"/kernels/* >/dev/null 2>"$log"
+  timeout "$limit" "$hlkc" --arch "$arch" --cache-dir "$hlkc_cache" "$scratch/out"/kernels/* >/dev/null 2>"$log"
 }
 
 # pipes: net2pipe, the schemas, then pipegen and blobgen per epoch. A
@@ -158,7 +192,7 @@ run_sim() {
   local rc stage
   rm -rf "$scratch/out"
   timeout "$limit" "$tool" run --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "${run_args[@]}" --tools-dir "$build" \
-    --hlkc-cache-dir "$scratch/hlkc-cache" --build-dir "$scratch/out" "$1" >"$log.out" 2>"$log"
+    --hlkc-cache-dir "$hlkc_cache" --build-dir "$scratch/out" "$1" >"$log.out" 2>"$log"
   rc=$?
   stage="$(sed -n -E 's/^loader: error: stage ([a-z0-9]+) failed.*/\1/p' "$log" | head -1)"
   if [ -n "$stage" ]; then
@@ -188,19 +222,15 @@ runs_for() {
   done < "$root/scripts/conformance-runs.txt"
 }
 
-while IFS= read -r -d '' file; do
-  if [ "$stage" = sim ] && ! grep -q '^test-config:' "$file"; then
-    skipped=$((skipped + 1))
-    echo "SKIPPED no-test-config $file"
-    continue
-  fi
+# Judges one netlist (in a subshell of its own): prints its verdict line.
+judge() {
+  local file="$1" rc
   if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
-      rejected=$((rejected + 1))
       echo "REJECTED $(first_error "$file" || echo "exit-$rc $file")"
-      continue
+      return
     fi
     if [ "$stage" = kernels ]; then
       run_kernels "$file"
@@ -220,24 +250,119 @@ while IFS= read -r -d '' file; do
   fi
   rc=$?
   if [ $rc -eq 0 ]; then
-    echo "PASS $file"; passed=$((passed + 1))
+    echo "PASS $file"
   elif [ "$stage" = check ] && [ $rc -eq 1 ] && first_error "$file" >/dev/null; then
-    failed=$((failed + 1))
     echo "REJECTED $(first_error "$file")"
   elif [ $rc -eq 1 ] && first_error "$file" >/dev/null; then
-    failed=$((failed + 1))
     echo "FAIL $(first_error "$file")"
   elif [ $rc -eq 124 ]; then
-    failed=$((failed + 1))
     echo "FAIL timeout $file"
   else
-    failed=$((failed + 1))
     echo "FAIL exit-$rc $file: $(head -c 200 "$log" | tr '\n' ' ')"
   fi
-done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
-if [ "$stage" = sim ]; then
-  echo "$passed passed, $failed failed, $rejected rejected by check, $skipped skipped"
-elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ]; then
+}
+
+files=()
+while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
+total=${#files[@]}
+
+# --resume: the sweep's identity, then each netlist's key (identity, bytes, path).
+declare -A cached=()
+if [ -n "$resume" ]; then
+  [ -n "$results" ] || results="$build/conformance/$stage.results"
+  mkdir -p "$(dirname "$results")" || exit 2
+  ident="$(
+    {
+      printf '%s\n' "$stage" "${arch_args[*]}" "$limit" "${HLKC-}" "${PIPEGEN-}" "${BLOBGEN-}" "${BLOB_SCHEMA-}" "${SCHEMAS-}"
+      for t in "$check_tool" "$tool" "$hlkc" "$pipegen" "$blobgen" "$build/tools/net2hlks/net2hlks" \
+               "$build/tools/net2pipe/net2pipe"; do
+        [ -f "$t" ] && sha256sum < "$t"
+      done
+      find "$root/lib/kernels" "$root/schemas" -type f -print0 | sort -z | xargs -0 sha256sum
+      sha256sum < "$0"; sha256sum < "$root/scripts/conformance-runs.txt"
+    } | sha256sum | cut -c1-64)"
+  if [ "$total" -gt 0 ]; then
+    mapfile -t hashes < <(printf '%s\0' "${files[@]}" | xargs -0 sha256sum | cut -c1-64)
+  fi
+  if [ -f "$results" ]; then
+    # Line: identity, netlist hash, path, verdict (tab-separated); later lines win.
+    while IFS=$'\t' read -r id h p verdict; do
+      [ "$id" = "$ident" ] || continue
+      case "$verdict" in
+        FAIL\ *) if [ -n "$retry_failed" ]; then unset 'cached[$h:$p]'; else cached["$h:$p"]="$verdict"; fi ;;
+        *) cached["$h:$p"]="$verdict" ;;
+      esac
+    done < "$results"
+  fi
+fi
+
+# Runs netlist $1 (index $2) in the background; its verdict lands in out/$2.
+start_job() {
+  (
+    scratch="$work/j$2"; log="$scratch/log"
+    mkdir -p "$scratch"
+    verdict="$(judge "$1")"
+    if [ -n "$resume" ]; then
+      printf '%s\t%s\t%s\t%s\n' "$ident" "${hashes[$2]}" "$1" "$verdict" >> "$results"
+    fi
+    printf '%s\n' "$verdict" > "$work/out/$2.tmp" && mv "$work/out/$2.tmp" "$work/out/$2"
+    rm -rf "$scratch"
+  ) &
+}
+
+# Prints the verdicts that are ready, in input order, and counts them.
+next=0; ran=0; reused=0; t0=$SECONDS
+progress=""; [ -t 2 ] && progress=1
+flush() {
+  local line
+  while [ $next -lt $total ] && [ -f "$work/out/$next" ]; do
+    line="$(cat "$work/out/$next")"
+    [ -n "$progress" ] && printf '\r\033[K' >&2
+    echo "$line"
+    case "$line" in
+      PASS\ *) passed=$((passed + 1)) ;;
+      REJECTED\ *) if [ "$stage" = check ]; then failed=$((failed + 1)); else rejected=$((rejected + 1)); fi ;;
+      *) failed=$((failed + 1)) ;;
+    esac
+    next=$((next + 1))
+  done
+  if [ -n "$progress" ] && [ $next -lt $total ]; then
+    local el=$((SECONDS - t0)) eta="?"
+    [ $ran -gt 0 ] && eta=$(( el * (total - next) / (ran > 0 ? ran : 1) ))
+    printf '\r\033[K[%d/%d] %d passed, %d failed, %d rejected; %dm%02ds elapsed, ETA %s' >&2 \
+      "$next" "$total" "$passed" "$failed" "$rejected" $((el / 60)) $((el % 60)) \
+      "$([ "$eta" = "?" ] && echo "?" || printf '%dm%02ds' $((eta / 60)) $((eta % 60)))"
+  fi
+}
+
+running=0
+for ((i = 0; i < total; i++)); do
+  file="${files[$i]}"
+  if [ -n "$resume" ] && [ -n "${cached["${hashes[$i]}:$file"]+x}" ]; then
+    printf '%s\n' "${cached["${hashes[$i]}:$file"]}" > "$work/out/$i"
+    reused=$((reused + 1))
+    flush
+    continue
+  fi
+  while [ $running -ge "$jobs_n" ]; do
+    wait -n 2>/dev/null
+    running=$((running - 1)); ran=$((ran + 1))
+    flush
+  done
+  start_job "$file" "$i"
+  running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+  wait -n 2>/dev/null
+  running=$((running - 1)); ran=$((ran + 1))
+  flush
+done
+flush
+[ -n "$progress" ] && printf '\r\033[K' >&2
+if [ -n "$resume" ]; then
+  echo "conformance.sh: $reused of $total verdicts reused from $results, $((total - reused)) judged" >&2
+fi
+if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else
   echo "$passed passed, $failed failed"

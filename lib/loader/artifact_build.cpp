@@ -55,6 +55,11 @@ struct Job {
   std::vector<std::string> inputs;  // files whose bytes decide staleness
   std::vector<std::string> outputs; // must exist for the job to be up to date
   std::string stamp;                // BUILD/.stamps/<name>
+  // Which failure is reported does not depend on timing: the kernel chain's
+  // (chain 0) before the pipe chain's (chain 1); within the pipe chain the
+  // lowest rank (0 net2pipe, 1 + i the i-th epoch's pipegen and blobgen).
+  int chain = 0;
+  size_t rank = 0;
 };
 
 struct StageCount {
@@ -90,7 +95,9 @@ private:
   // (reported) or the build was stopped by an earlier failure.
   bool runJob(const Job& job);
   std::optional<std::string> stampKey(const Job& job, std::string& error) const;
-  void fail(int code, const std::string& message);
+  void fail(const Job& job, int code, const std::string& message);
+  // Whether `job` need not run: an earlier failure decides the report already.
+  bool superseded(const Job& job) const;
   void count(const std::string& stage, bool ran, const std::string& summary = {});
 
   // Runs net2hlks or net2pipe (netlist in, build dir out), then reads the
@@ -104,10 +111,15 @@ private:
   std::ostream& out_;
   std::ostream& err_;
   unsigned jobs_ = 1;
-  std::mutex mu_; // guards err_, counts_, exit_
+  struct Failure {
+    bool set = false;
+    size_t rank = 0;
+    int code = 0;
+    std::string message;
+  };
+  mutable std::mutex mu_; // guards err_, counts_, failures_
   std::map<std::string, StageCount> counts_;
-  std::atomic<bool> failed_{false};
-  int exit_ = 0;
+  Failure failures_[2]; // per chain
 };
 
 std::optional<std::string> Builder::stampKey(const Job& job, std::string& error) const {
@@ -130,11 +142,18 @@ std::optional<std::string> Builder::stampKey(const Job& job, std::string& error)
   return h.hexDigest();
 }
 
-void Builder::fail(int code, const std::string& message) {
+void Builder::fail(const Job& job, int code, const std::string& message) {
   std::lock_guard lock(mu_);
-  if (failed_.exchange(true)) return; // the first failure is the one reported (the other chain may fail on the same cause)
-  exit_ = code;
-  err_ << message;
+  Failure& f = failures_[job.chain];
+  if (f.set && f.rank <= job.rank) return;
+  f = Failure{true, job.rank, code, message};
+}
+
+bool Builder::superseded(const Job& job) const {
+  std::lock_guard lock(mu_);
+  if (failures_[0].set) return true; // a kernel-chain failure is reported whatever the pipes do
+  const Failure& own = failures_[job.chain];
+  return own.set && own.rank <= job.rank;
 }
 
 void Builder::count(const std::string& stage, bool ran, const std::string& summary) {
@@ -145,12 +164,12 @@ void Builder::count(const std::string& stage, bool ran, const std::string& summa
 }
 
 bool Builder::runJob(const Job& job) {
-  if (failed_) return false;
+  if (superseded(job)) return false;
   std::string key, error;
   if (!job.stamp.empty()) {
     auto k = stampKey(job, error);
     if (!k) {
-      fail(1, "loader: error: " + job.stage + " (" + job.what + "): " + error + "\n");
+      fail(job, 1, "loader: error: " + job.stage + " (" + job.what + "): " + error + "\n");
       return false;
     }
     key = *k;
@@ -172,7 +191,7 @@ bool Builder::runJob(const Job& job) {
   }
   ProcessResult r = runProcess(job.argv);
   if (!r.started) {
-    fail(2, "loader: error: " + job.stage + ": " + r.error + " (build the tools, or give --tools-dir)\n");
+    fail(job, 2, "loader: error: " + job.stage + ": " + r.error + " (build the tools, or give --tools-dir)\n");
     return false;
   }
   if (!r.ok()) {
@@ -180,7 +199,7 @@ bool Builder::runJob(const Job& job) {
                       "): " + shellQuote(job.argv) + "\n" + r.err;
     if (!r.err.empty() && r.err.back() != '\n') msg += "\n";
     // A tool's usage error is ours (we built its command line); its input errors are the netlist's.
-    fail(r.exitCode == 2 ? 2 : 1, msg);
+    fail(job, r.exitCode == 2 ? 2 : 1, msg);
     return false;
   }
   if (!r.err.empty()) { // warnings: the user sees them once, when the stage runs
@@ -188,7 +207,7 @@ bool Builder::runJob(const Job& job) {
     err_ << r.err;
   }
   if (!job.stamp.empty() && !writeFileAtomic(job.stamp, key + "\n", error)) {
-    fail(2, "loader: error: cannot write '" + job.stamp + "': " + error + "\n");
+    fail(job, 2, "loader: error: cannot write '" + job.stamp + "': " + error + "\n");
     return false;
   }
   std::string summary = r.out.substr(0, r.out.find('\n'));
@@ -201,10 +220,12 @@ std::unique_ptr<yaml::Document> Builder::netlistStage(const std::string& stage, 
   for (auto& a : archFlag()) argv.push_back(a);
   if (stage == "net2pipe") addCluster(argv);
   argv.insert(argv.end(), {opt_.netlist, "-o", opt_.buildDir});
-  if (!runJob(stampedJob(stage, opt_.netlist, argv, opt_.netlist, path(index), stage))) return nullptr;
+  Job job = stampedJob(stage, opt_.netlist, argv, opt_.netlist, path(index), stage);
+  job.chain = stage == "net2pipe" ? 1 : 0;
+  if (!runJob(job)) return nullptr;
   std::string error;
   auto doc = yaml::Document::readMapFile(path(index), error);
-  if (!doc) fail(1, "loader: error: " + stage + ": " + error + "\n");
+  if (!doc) fail(job, 1, "loader: error: " + stage + ": " + error + "\n");
   return doc;
 }
 
@@ -225,9 +246,10 @@ bool Builder::kernelChain() {
 }
 
 bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uint32_t, std::string>>& epochs) {
-  // One epoch's pipegen then blobgen per call; after a failure the rest are skipped.
+  // One epoch's pipegen then blobgen per call; after a failure the later
+  // epochs are skipped (the earlier ones run on: the lowest failing epoch
+  // is the one reported, whatever the timing).
   parallelFor(epochs.size(), jobs_, [&](size_t i) {
-    if (failed_) return;
     const auto& [id, pipegenYaml] = epochs[i];
     const std::string what = "temporal epoch " + std::to_string(id);
     const std::string overlay = fs::path(pipegenYaml).parent_path().string();
@@ -237,13 +259,20 @@ bool Builder::epochJobs(const std::string& arch, const std::vector<std::pair<uin
     addCluster(pg);
     pg.insert(pg.end(), opt_.pipegenArgs.begin(), opt_.pipegenArgs.end());
     pg.insert(pg.end(), {pipegenYaml, "-o", blobYaml});
-    if (!runJob(stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id)))) return;
+    Job pipegen = stampedJob("pipegen", what, pg, pipegenYaml, blobYaml, "pipegen." + std::to_string(id));
+    pipegen.chain = 1;
+    pipegen.rank = 1 + i;
+    if (!runJob(pipegen)) return;
     std::vector<std::string> bg{tool("blobgen"), "--arch", arch};
     addCluster(bg);
     bg.insert(bg.end(), {blobYaml, "-o", blobs});
-    runJob(stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id)));
+    Job blobgen = stampedJob("blobgen", what, bg, blobYaml, blobs, "blobgen." + std::to_string(id));
+    blobgen.chain = 1;
+    blobgen.rank = 1 + i;
+    runJob(blobgen);
   });
-  return !failed_;
+  std::lock_guard lock(mu_);
+  return !failures_[1].set;
 }
 
 bool Builder::pipeChain() {
@@ -280,7 +309,12 @@ int Builder::run() {
   std::thread kernels([&] { kernelsOk = kernelChain(); });
   bool pipesOk = pipeChain();
   kernels.join();
-  if (!kernelsOk || !pipesOk) return exit_ ? exit_ : 1;
+  for (const Failure& f : failures_)
+    if (f.set) {
+      err_ << f.message;
+      return f.code;
+    }
+  if (!kernelsOk || !pipesOk) return 1;
   for (const char* stage : {"net2hlks", "hlkc", "net2pipe", "pipegen", "blobgen"}) {
     auto it = counts_.find(stage);
     if (it == counts_.end()) continue;

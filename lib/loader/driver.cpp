@@ -13,11 +13,13 @@
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/target.hpp"
+#include "netlist/test_driver.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
 #include "support/parallel.hpp"
 #include "support/yaml_tree.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <iostream>
@@ -213,6 +215,10 @@ std::string defaultBuildDir(const std::string& netlist) {
 // subdirectory: a netlist may be named like an artifact, e.g. epochs.yaml).
 std::filesystem::path netlistCopyDir(const std::string& buildDir) { return std::filesystem::path(buildDir) / "netlist"; }
 
+// Beside the copy, `run` records the test driver it applied, so `deploy`
+// feeds and judges the copy as `run` did (its path no longer says).
+std::filesystem::path recordedDriverFile(const std::string& buildDir) { return netlistCopyDir(buildDir) / "test-defaults"; }
+
 // `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
 std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
   std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
@@ -240,6 +246,12 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const bool runCommand = opts.command == "run", deployCommand = opts.command == "deploy";
   if (opts.target != "golden" && opts.target != "sim") {
     err << kTool << ": error: unknown target '" << opts.target << "' (available: golden, sim)\n";
+    return 2;
+  }
+  if (!opts.defaults.empty() && !netlist::findTestDriver(opts.defaults)) {
+    std::string list;
+    for (const auto& d : netlist::testDrivers()) list += (list.empty() ? "" : ", ") + d.name;
+    err << kTool << ": error: --defaults '" << opts.defaults << "': unknown test driver (available: " << list << ")\n";
     return 2;
   }
   if (deployCommand) {
@@ -293,6 +305,17 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     printDiagnostics(err, source, diags, print);
     return 1;
   }
+  // Test-config sections the netlist leaves out: the defaults of its test driver.
+  const netlist::TestDriver* driver = opts.defaults.empty() ? nullptr : netlist::findTestDriver(opts.defaults);
+  if (!driver && deployCommand) {
+    std::string ignored;
+    if (auto name = readFile(recordedDriverFile(opts.buildDir).string(), ignored)) {
+      while (!name->empty() && std::isspace(static_cast<unsigned char>(name->back()))) name->pop_back();
+      driver = netlist::findTestDriver(*name);
+    }
+  }
+  if (!driver) driver = &netlist::testDriverForPath(opts.netlist);
+  const netlist::AppliedDefaults applied = netlist::applyTestDriver(*parsed, *driver);
   const netlist::Netlist& nl = *parsed;
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
@@ -304,6 +327,11 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   if (!cluster) return 1; // an invalid --cluster file: its errors are printed
   if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
+
+  if (applied.any())
+    out << kTool << ": test-config defaults of " << driver->name << " (" << driver->source << "): "
+        << (applied.stimulus ? "stimulus-config" : "") << (applied.stimulus && applied.comparison ? ", " : "")
+        << (applied.comparison ? "comparison-config" : "") << "\n";
 
   // Programs and params: usage errors, reported before anything is built or run.
   std::vector<const netlist::Program*> programs;
@@ -358,6 +386,11 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     std::string copyError;
     if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
       err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
+      return 2;
+    }
+    const std::string record = recordedDriverFile(opts.buildDir).string();
+    if (readFile(record, copyError) != driver->name + "\n" && !writeFileAtomic(record, driver->name + "\n", error)) {
+      err << kTool << ": error: cannot write '" << record << "': " << error << "\n";
       return 2;
     }
     out << kTool << ": building " << opts.buildDir << "\n";

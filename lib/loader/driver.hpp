@@ -23,6 +23,10 @@ struct LoaderOptions {
   std::vector<std::string> programs;   // empty: every program, in netlist order
   std::vector<std::string> params;     // "name=value"; name with or without its `$`
   uint64_t seed = 0;
+  // Test driver whose defaults fill what the netlist's test-config leaves out
+  // (lib/netlist/test_driver.hpp); empty: the rule on the netlist's path
+  // (deploy: the driver `run` recorded in the build directory).
+  std::string defaults;
   std::string inputsDir;               // <queue>.npy per host-fed queue; empty: test-config stimulus
   std::string outputsDir;              // <queue>.npy per op-fed queue
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here

@@ -40,7 +40,7 @@
 //       9 fused-int-requant-inputs
 //   Structure: fused-input-range, fused-intermed-range, fused-output,
 //       fused-pop-list, fused-intermed-not-popped, fused-ublock-fits-dest,
-//       fused-dims, fused-output-shape.
+//       fused-dims, fused-reduce-mk, fused-output-shape.
 // Only partly checkable statically:
 //   Not supported 5: sub-ops have no fidelity field in the format; one that
 //     sets `math_fidelity` anyway is reported when it differs from the op's.
@@ -787,6 +787,17 @@ private:
         return;
       }
       if (s.inputs.empty()) return;
+      // fused-reduce-mk: reading a buffer of known blocking, the reduce states
+      // it: m_k and u_kt are the reduced mblock and ublock dimension (BUDA
+      // rejects a reduce without them: "Dimension mismatch").
+      if (auto p = producerBlock(i, 0); p && (!mK.present() || !uKt.present())) {
+        int64_t wantMk = rowReduce ? p->mblock.r : p->mblock.c, wantUkt = rowReduce ? p->ublock.r : p->ublock.c;
+        report("fused-reduce-mk", i, s.attributes.loc.valid() ? s.attributes.loc : typeLoc(i),
+               "reduce over " + dim + " reads " + operandDesc(i, 0) + " but does not give m_k and u_kt; it needs m_k " +
+                   std::to_string(wantMk) + " and u_kt " + std::to_string(wantUkt) + " (the reduced mblock and ublock " +
+                   (rowReduce ? "rows" : "columns") + ")");
+        return;
+      }
       auto b = inputView(i, 0);
       if (!b) return;
       int64_t keptIn = rowReduce ? b->colTiles() : b->rowTiles();

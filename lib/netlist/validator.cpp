@@ -46,6 +46,7 @@ public:
     checkPrograms();
     validateMultichip(nl_, target_, d_);
     validateFusedOps(nl_, target_, d_);
+    validateBudaParity(nl_, target_, d_);
   }
 
 private:

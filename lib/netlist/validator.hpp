@@ -24,4 +24,9 @@ void validateNetlist(const Netlist& netlist, const ValidationTarget& target, Dia
 // one distinct rule id per constraint. Called by validateNetlist.
 void validateFusedOps(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags);
 
+// Rules of BUDA's own parser checked nowhere else (lib/netlist/parity_rules.cpp):
+// tile_dim and binary input-0 transposes on grayskull, duplicate fused sub-op
+// names, embedding index blocking. Called by validateNetlist.
+void validateBudaParity(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags);
+
 } // namespace tessera::netlist

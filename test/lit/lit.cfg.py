@@ -33,6 +33,11 @@ config.substitutions.append(("%srcroot", config.tessera_src_root))
 config.substitutions.append(("%objroot", config.tessera_obj_root))
 config.substitutions.append(("%python", config.python))
 
+# A pseudo-terminal for tests of terminal-only output (util-linux `script`).
+import shutil
+if shutil.which("script"):
+    config.available_features.add("script")
+
 # Tests that read the shared BUDA corpus need it beside the checkout.
 if os.path.isdir(config.corpus_dir):
     config.available_features.add("corpus")

@@ -31,6 +31,11 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
       ->type_name("<name=value>")
       ->allow_extra_args(false);
   app.add_option("--seed", opts.seed, "Seed of the test-config stimulus (default 0)");
+  app.add_option("--defaults", opts.defaults,
+                 "Test driver whose stimulus/comparison defaults fill what the netlist's test-config leaves out "
+                 "(generic, test_tm, test_tm_randomize, test_op, test_graph, netlist_tests, test_inference, "
+                 "test_netlist_program); default: the driver of the netlist's directory (docs/stimulus.md)")
+      ->type_name("<driver>");
   app.add_option("--inputs", opts.inputsDir, "Read host-fed queues from <dir>/<queue>.npy instead of the stimulus")
       ->type_name("<dir>");
   app.add_option("--outputs", opts.outputsDir, "Write every op-fed queue's entries to <dir>/<queue>.npy")

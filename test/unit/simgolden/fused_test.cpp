@@ -192,7 +192,8 @@ TEST_CASE("sim vs golden: corpus fused ops", "[simgolden][fused][corpus]") {
       "verif/op_tests/netlists/fused_op/netlist_fused_op_with_matmul_reduce_large_m_k.yaml",
       "verif/op_tests/netlists/bh_test_plan_netlists/hlk_functional_tests/netlist_fused_op_format_reconfig.yaml",
       "verif/op_tests/netlists/bh_test_plan_netlists/hlk_functional_tests/netlist_fused_op_format_reconfig_acc_fp32.yaml",
-      "verif/netlist_tests/netlists/basic/netlist_fused_op_with_reduce.yaml",
+      // (basic/netlist_fused_op_with_reduce.yaml is left out: its reduce of an
+      // intermediate gives no m_k/u_kt, which BUDA rejects, fused-reduce-mk.)
       "verif/netlist_tests/netlists/basic/netlist_fused_op_dest_to_srcb.yaml",
   };
   std::vector<Request> rs;
@@ -204,6 +205,15 @@ TEST_CASE("sim vs golden: corpus fused ops", "[simgolden][fused][corpus]") {
     r.label = f;
     r.sourceName = f;
     r.netlistText = *text;
+    if (std::string(f).ends_with("netlist_fused_layernorm_reduce.yaml")) {
+      // Two of its sub-ops share a name, which BUDA rejects
+      // (fused-duplicate-name); the kernel does not depend on names, so the
+      // second is renamed to keep its 9-input fused op under test.
+      const std::string dup = "layernorm.dc.subtract.1:";
+      size_t second = r.netlistText.find(dup, r.netlistText.find(dup) + 1);
+      REQUIRE(second != std::string::npos);
+      r.netlistText.replace(second, dup.size(), "layernorm.dc.subtract.1b:");
+    }
     r.op = "";  // the first fused_op
     r.entries = 1;
     r.netlistStimulus = true;
