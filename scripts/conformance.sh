@@ -69,7 +69,7 @@ while [ $# -gt 0 ]; do
     --resume) resume=1; shift ;;
     --results) results="${2-}"; resume=1; shift 2 ;;
     --retry-failed) retry_failed=1; resume=1; shift ;;
-    -h|--help) sed -n '2,57p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
