@@ -11,6 +11,8 @@
 #include "loader/sim_target.hpp"
 
 #include "formats/blocking.hpp"
+#include "netlist/multichip.hpp"
+#include "netlist/text.hpp"
 #include "sim/dram.hpp"
 #include "support/text_format.hpp"
 
@@ -23,14 +25,15 @@ namespace tessera::loader {
 
 namespace fs = std::filesystem;
 using formats::Tensor;
+using netlist::quote;
 using runtime::RuntimeError;
 
 namespace {
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-ChipId chipOf(const netlist::Field<int64_t>& targetDevice) {
-  return static_cast<ChipId>(std::max<int64_t>(0, targetDevice.value));
+// The validator has accepted every target_device as a chip of the cluster.
+template <typename Element>
+ChipId chipIdOf(const Element& e) {
+  return netlist::chipOf(e).value_or(0);
 }
 
 }  // namespace
@@ -123,32 +126,14 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   // A queue's buffers: device DRAM of its chip, or host memory (every chip
   // has its window on it; the host reads the producer's chip's).
   const auto isHost = [](const netlist::Queue& q) { return q.location.value == netlist::IoLocation::Host; };
-  auto buffersOf = [&](const netlist::Queue& q) {
-    formats::Blocking b = formats::blockingOf(q);
-    const bool host = isHost(q);
-    const auto& allocs = host ? q.host : q.dram;
-    const SourceLoc allocLoc = host ? q.hostLoc : q.dramLoc;
-    if (static_cast<int64_t>(allocs.size()) != b.gridR * b.gridC)
-      throw fail("sim-queue", allocLoc,
-                 "queue " + quote(q.name) + " has " + std::to_string(allocs.size()) + (host ? " host" : " dram") +
-                     " buffers for a grid of " + std::to_string(b.gridR * b.gridC) + " cells");
-    std::vector<sim::QueueBufferLoc> out;
-    for (const auto& a : allocs) {
-      if (host && (a.channel < 0 || a.channel >= int64_t{sim::kHostChannels} || a.address >= sim::kHostChannelBytes))
-        throw fail("sim-unsupported", a.loc.valid() ? a.loc : allocLoc,
-                   "queue " + quote(q.name) + ": host buffer at memory " + std::to_string(a.channel) + " address " +
-                       support::hexLiteral(a.address) + " is outside the PCIe window the sim target models");
-      out.push_back({static_cast<uint32_t>(a.channel), a.address});
-    }
-    return out;
-  };
+  auto buffersOf = [&](const netlist::Queue& q) { return queueBuffers(q, fail); };
   // The memories holding a queue: its chip's DRAM, or every chip's host window.
   auto memoriesOf = [&](const netlist::Queue& q) {
     std::vector<sim::Dram*> mems;
     if (isHost(q))
       for (ChipId c : cluster_->chipIds()) mems.push_back(&cluster_->chip(c).hostMemory());
     else
-      mems.push_back(&chipOrFail(chipOf(q.targetDevice), q.loc, "queue " + quote(q.name)).dram());
+      mems.push_back(&chipOrFail(chipIdOf(q), q.loc, "queue " + quote(q.name)).dram());
     return mems;
   };
   auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr, bool stay) {
@@ -217,7 +202,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   };
   for (runtime::EpochIo* io : ios) {
     const netlist::Graph& graph = io->graph();
-    const ChipId chip = chipOf(graph.targetDevice);
+    const ChipId chip = chipIdOf(graph);
     chipOrFail(chip, graph.loc, "graph " + quote(graph.name));
     ioOfChip.emplace(chip, io);
     for (const auto& op : graph.ops) {
@@ -317,7 +302,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     auto bufs = buffersOf(*q);
     formats::Blocking b = formats::blockingOf(*q);
     // Host queues: the window of the chip that wrote them.
-    const ChipId producerChip = chipOf(io->graph().targetDevice);
+    const ChipId producerChip = chipIdOf(io->graph());
     sim::Dram& mem = isHost(*q) ? cluster_->chip(producerChip).hostMemory() : *memoriesOf(*q).front();
     const uint32_t entries = static_cast<uint32_t>(q->entries.value);
     const bool ram = q->type.value == netlist::IoType::Ram;

@@ -1,6 +1,7 @@
 #include "loader/sim_target.hpp"
 
 #include "formats/blocking.hpp"
+#include "netlist/text.hpp"
 #include "netlist/shape.hpp"
 #include "sim/chip.hpp"
 #include "sim/dram.hpp"
@@ -19,6 +20,7 @@ namespace tessera::loader {
 
 namespace fs = std::filesystem;
 using formats::Tensor;
+using netlist::quote;
 using runtime::RuntimeError;
 
 namespace {
@@ -47,7 +49,6 @@ std::string blobsDir(const std::string& dir, uint32_t epoch) {
   return (fs::path(dir) / ("temporal_epoch_" + std::to_string(epoch)) / "blobs").string();
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 } // namespace
 
@@ -229,6 +230,30 @@ void SimTarget::pushBinaries(sim::Chip& chip, sim::BinariesHost& host, const net
   }
 }
 
+// A queue's buffers, one per grid cell: DRAM channels, or host memories for
+// `loc: host` (inside the PCIe window the chip models).
+std::vector<sim::QueueBufferLoc> SimTarget::queueBuffers(const netlist::Queue& q, const FailFn& fail) {
+  const bool host = q.location.value == netlist::IoLocation::Host;
+  formats::Blocking b = formats::blockingOf(q);
+  const auto& allocs = host ? q.host : q.dram;
+  const SourceLoc allocLoc = host ? q.hostLoc : q.dramLoc;
+  if (static_cast<int64_t>(allocs.size()) != b.gridR * b.gridC)
+    throw fail("sim-queue", allocLoc,
+               "queue " + quote(q.name) + " has " + std::to_string(allocs.size()) + (host ? " host" : " dram") +
+                   " buffers for a grid of " + std::to_string(b.gridR * b.gridC) + " cells");
+  std::vector<sim::QueueBufferLoc> out;
+  for (const auto& a : allocs) {
+    if (host && (a.channel < 0 || a.channel >= int64_t{sim::kHostChannels} || a.address >= sim::kHostChannelBytes))
+      throw fail("sim-unsupported", a.loc.valid() ? a.loc : allocLoc,
+                 "queue " + quote(q.name) + ": host buffer at memory " + std::to_string(a.channel) + " address " +
+                     support::hexLiteral(a.address) + " is outside the PCIe window the sim target models (" +
+                     std::to_string(sim::kHostChannels) + " host memories of " +
+                     support::hexLiteral(sim::kHostChannelBytes) + " bytes)");
+    out.push_back({static_cast<uint32_t>(a.channel), a.address});
+  }
+  return out;
+}
+
 void SimTarget::execute(runtime::EpochIo& io) {
   const netlist::Graph& graph = io.graph();
   const SimEpochInfo& epoch = epochFor(io);
@@ -267,27 +292,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   // (the chip reaches it through its PCIe core; the host reads it directly).
   const auto isHost = [](const netlist::Queue& q) { return q.location.value == netlist::IoLocation::Host; };
   auto memOf = [&](const netlist::Queue& q) -> sim::Dram& { return isHost(q) ? chip_->hostMemory() : chip_->dram(); };
-  auto buffersOf = [&](const netlist::Queue& q) {
-    formats::Blocking b = formats::blockingOf(q);
-    const bool host = isHost(q);
-    const auto& allocs = host ? q.host : q.dram;
-    const SourceLoc allocLoc = host ? q.hostLoc : q.dramLoc;
-    if (static_cast<int64_t>(allocs.size()) != b.gridR * b.gridC)
-      throw fail("sim-queue", allocLoc,
-                 "queue " + quote(q.name) + " has " + std::to_string(allocs.size()) + (host ? " host" : " dram") +
-                     " buffers for a grid of " + std::to_string(b.gridR * b.gridC) + " cells");
-    std::vector<sim::QueueBufferLoc> out;
-    for (const auto& a : allocs) {
-      if (host && (a.channel < 0 || a.channel >= int64_t{sim::kHostChannels} || a.address >= sim::kHostChannelBytes))
-        throw fail("sim-unsupported", a.loc.valid() ? a.loc : allocLoc,
-                   "queue " + quote(q.name) + ": host buffer at memory " + std::to_string(a.channel) + " address " +
-                       support::hexLiteral(a.address) + " is outside the PCIe window the sim target models (" +
-                       std::to_string(sim::kHostChannels) + " host memories of " +
-                       support::hexLiteral(sim::kHostChannelBytes) + " bytes)");
-      out.push_back({static_cast<uint32_t>(a.channel), a.address});
-    }
-    return out;
-  };
+  auto buffersOf = [&](const netlist::Queue& q) { return queueBuffers(q, fail); };
   auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr,
                         bool stay = false) {
     sim::QueueHeader h;

@@ -23,6 +23,7 @@
 #include "sim/cluster.hpp"
 #include "sim/epoch_runner.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,6 +87,9 @@ public:
   std::function<void(const SimEpochInfo&, const sim::ClusterRunResult&)> onClusterEpoch;
 
 private:
+  using FailFn = std::function<runtime::RuntimeError(const std::string& rule, SourceLoc loc, const std::string& msg)>;
+  // A queue's buffers (one per grid cell) on one chip or a cluster; `fail` makes the located error.
+  static std::vector<sim::QueueBufferLoc> queueBuffers(const netlist::Queue& q, const FailFn& fail);
   const SimEpochInfo& epochFor(runtime::EpochIo& io) const;
   // The host's side of the epoch start (docs/device-model.md, "Binaries cache
   // and epoch commands"): every core's image made resident in its binaries
