@@ -471,6 +471,17 @@ void StreamEngine::schedule(uint64_t time, Event::Kind kind, Ring* ring) {
   events_.push(Event{time, seq_++, kind, ring});
 }
 
+void StreamEngine::tileSent(Stream& s, Ring& r, uint64_t departed, bool windowed) {
+  if (windowed) {
+    s.lastDepart = std::max(s.lastDepart, departed);
+  } else {
+    schedule(departed, Event::Kind::Free, &r);
+    ++r.sent;
+  }
+  ++s.out;
+  ++s.tilesOut;
+}
+
 void StreamEngine::touch(Stream& s, uint64_t time) {
   s.core->lastActivity = std::max(s.core->lastActivity, time);
   lastActivity_ = std::max(lastActivity_, time);
@@ -646,14 +657,7 @@ bool StreamEngine::stepSend(Stream& s, uint64_t until) {
       counters_.nocBytes += r.msgSize;
       touch(*d, t0);
     }
-    if (windowed) {
-      s.lastDepart = std::max(s.lastDepart, t0 + ser);
-    } else {
-      schedule(t0 + ser, Event::Kind::Free, &r);
-      ++r.sent;
-    }
-    ++s.out;
-    ++s.tilesOut;
+    tileSent(s, r, t0 + ser, windowed);
     touch(s, t0);
     moved = true;
   }
@@ -712,14 +716,7 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
       }
     }
     const uint32_t hops = nocHops(noc, cs.noc, cur.loc.core, soc_.gridX, soc_.gridY);
-    if (windowed) {
-      s.lastDepart = std::max(s.lastDepart, t0 + ser);
-    } else {
-      schedule(t0 + ser, Event::Kind::Free, &r);
-      ++r.sent;
-    }
-    ++s.out;
-    ++s.tilesOut;
+    tileSent(s, r, t0 + ser, windowed);
     ++counters_.dramWriteTiles;
     counters_.dramWriteBytes += r.msgSize;
     touch(s, t0 + std::max(ser, xfer) + nocLatencyCycles(model_.noc, hops));

@@ -217,6 +217,10 @@ private:
   bool destAccepts(const Stream& s, const Stream* d) const;
   bool deliverDue(uint64_t until);
   void schedule(uint64_t time, Event::Kind kind, Ring* ring);
+  // The sender's side of one tile that left ring `r` at `departed`: a
+  // windowed source notes the departure (its release waits for the kernel),
+  // a FIFO source frees the slot then.
+  void tileSent(Stream& s, Ring& r, uint64_t departed, bool windowed);
   void touch(Stream& s, uint64_t time);
   void setFault(const Stream& s, const std::string& category, const std::string& what);
   DramCursor* cursorFor(Stream& s, const blob::StreamPhase& p);

@@ -251,14 +251,7 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
     link.busyCycles += ser;
     ++counters_.ethTiles;
     counters_.ethBytes += r.msgSize;
-    if (windowed) {
-      s.lastDepart = std::max(s.lastDepart, t0 + ser);
-    } else {
-      schedule(t0 + ser, Event::Kind::Free, &r);
-      ++r.sent;
-    }
-    ++s.out;
-    ++s.tilesOut;
+    tileSent(s, r, t0 + ser, windowed);
     touch(s, t0 + ser);
     moved = true;
   }
