@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string_view>
 
@@ -24,6 +25,22 @@ inline std::optional<int> parseToolArgs(CLI::App& app, int argc, char** argv, st
     return 2;
   }
   return std::nullopt;
+}
+
+// Runs a tool's work, turning what escapes it into a one-line error and exit
+// 1 instead of std::terminate's abort: running out of memory (a large
+// netlist's reference tensors can outgrow the machine) and any other
+// exception, which is a defect of the tool and is named as such.
+template <class Fn>
+int runGuarded(std::string_view tool, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": error: out of memory (the machine or the process's memory limit could not hold this run)\n";
+  } catch (const std::exception& e) {
+    std::cerr << tool << ": error: internal error: " << e.what() << "\n";
+  }
+  return 1;
 }
 
 } // namespace tessera

@@ -35,6 +35,11 @@ void WorkerPool::parallelFor(size_t n, const std::function<void(size_t)>& fn) {
     for (size_t i = 0; i < n; ++i) fn(i);
     return;
   }
+  // After a throw the remaining indices are skipped (next_ jumps past n).
+  auto call = [&](size_t i) {
+    thrown_.run([&] { fn(i); });
+    if (thrown_.failed()) next_ = n;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     fn_ = &fn;
@@ -44,11 +49,12 @@ void WorkerPool::parallelFor(size_t n, const std::function<void(size_t)>& fn) {
     generation_.fetch_add(1);
   }
   wake_.notify_all();
-  for (size_t i = next_++; i < n; i = next_++) fn(i);
+  for (size_t i = next_++; i < n; i = next_++) call(i);
   for (int p = 0; p < kPolls && busy_.load() != 0; ++p) std::this_thread::yield();
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return busy_.load() == 0; });
   fn_ = nullptr;
+  thrown_.rethrow();
 }
 
 void WorkerPool::work() {
@@ -65,7 +71,10 @@ void WorkerPool::work() {
       fn = fn_;
       n = n_;
     }
-    for (size_t i = next_++; i < n; i = next_++) (*fn)(i);
+    for (size_t i = next_++; i < n; i = next_++) {
+      thrown_.run([&] { (*fn)(i); });
+      if (thrown_.failed()) next_ = n;
+    }
     if (busy_.fetch_sub(1) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
       idle_.notify_one();

@@ -9,9 +9,11 @@
 #include <functional>
 #include <mutex>
 #include <cstddef>
+#include <exception>
 #include <ostream>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -20,21 +22,53 @@ namespace tessera {
 // affinity mask, as nproc counts them; at least 1).
 unsigned defaultJobs();
 
+// What the first of several threads' calls threw, kept to rethrow on the
+// calling thread once all have stopped (an exception escaping a std::thread
+// would end the process). After a throw the remaining indices are skipped.
+class FirstException {
+public:
+  template <class Fn>
+  void run(Fn&& fn) {
+    if (failed_.load()) return;
+    try {
+      fn();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      failed_ = true;
+    }
+  }
+  bool failed() const { return failed_.load(); }
+  // Rethrows what was kept, if anything, and clears it for the next round.
+  void rethrow() {
+    failed_ = false;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+  std::atomic<bool> failed_{false};
+};
+
 // Calls fn(i) once for every i in [0, n), on up to `jobs` threads (the
-// calling thread is one of them); returns when all calls have returned. fn
-// must not throw; results go wherever fn puts them (per index, so the
-// caller can report them in input order whatever the schedule).
+// calling thread is one of them); returns when all calls have returned.
+// Results go wherever fn puts them (per index, so the caller can report them
+// in input order whatever the schedule). When a call throws, the calls not
+// yet started are skipped and the exception is rethrown here.
 template <class Fn>
 void parallelFor(size_t n, unsigned jobs, Fn&& fn) {
   std::atomic<size_t> next{0};
+  FirstException thrown;
   auto worker = [&] {
-    for (size_t i = next++; i < n; i = next++) fn(i);
+    for (size_t i = next++; i < n && !thrown.failed(); i = next++) thrown.run([&] { fn(i); });
   };
   std::vector<std::thread> pool;
   const size_t threads = std::min<size_t>(std::max(1u, jobs), n);
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  thrown.rethrow();
 }
 
 // parallelFor's threads kept for many short calls (the simulated cluster
@@ -48,7 +82,8 @@ public:
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
   unsigned jobs() const { return static_cast<unsigned>(threads_.size()) + 1; }
-  // Calls fn(i) once for every i in [0, n); returns when all have returned.
+  // Calls fn(i) once for every i in [0, n); returns when all have returned;
+  // a call's exception is rethrown here, as parallelFor does.
   void parallelFor(size_t n, const std::function<void(size_t)>& fn);
 
 private:
@@ -61,6 +96,7 @@ private:
   std::atomic<size_t> next_{0};
   std::atomic<uint64_t> generation_{0};  // one per call
   std::atomic<unsigned> busy_{0};        // workers still in the current call
+  FirstException thrown_;                // of the current call
   bool stop_ = false;
 };
 

@@ -53,5 +53,5 @@ int main(int argc, char** argv) {
              "Manual: docs/blobgen.md; the blob layout: docs/device-model.md, \"Overlay blobs and streams\".");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "blobgen")) return *code;
   if (epochOpt->count() > 0) opts.epoch = epoch;
-  return tessera::blob::runBlobgen(opts, std::cout, std::cerr);
+  return tessera::runGuarded("blobgen", [&] { return tessera::blob::runBlobgen(opts, std::cout, std::cerr); });
 }

@@ -51,5 +51,5 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 every kernel compiled, 1 a kernel failed or is missing, 2 usage error.\n"
              "Manual: docs/hlkc.md; the kernel API: docs/kernels.md.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "hlkc")) return *code;
-  return hlkc::run(opts, std::cout, std::cerr);
+  return tessera::runGuarded("hlkc", [&] { return hlkc::run(opts, std::cout, std::cerr); });
 }

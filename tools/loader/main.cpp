@@ -104,5 +104,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (opts.target.empty()) opts.target = opts.command.empty() ? "golden" : "sim";
-  return tessera::loader::runLoader(opts, std::cout, std::cerr);
+  return tessera::runGuarded("loader", [&] { return tessera::loader::runLoader(opts, std::cout, std::cerr); });
 }

@@ -31,5 +31,5 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 kernels written, 1 invalid netlist, unsupported op or write failure, 2 usage error.\n"
              "Bundled devices: " + tessera::netlist::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "net2hlks")) return *code;
-  return tessera::hlk::runNet2Hlks(opts, std::cout, std::cerr);
+  return tessera::runGuarded("net2hlks", [&] { return tessera::hlk::runNet2Hlks(opts, std::cout, std::cerr); });
 }

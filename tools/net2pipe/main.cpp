@@ -35,5 +35,5 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 written, 1 invalid netlist, unsupported feature, resource limit or write failure, "
              "2 usage error.\nBundled devices: " + tessera::netlist::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "net2pipe")) return *code;
-  return tessera::pipe::runNet2Pipe(opts, std::cout, std::cerr);
+  return tessera::runGuarded("net2pipe", [&] { return tessera::pipe::runNet2Pipe(opts, std::cout, std::cerr); });
 }

@@ -37,5 +37,5 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 all netlists valid, 1 some netlist invalid or unreadable, 2 usage error.\n"
              "Bundled devices: " + tessera::netlist::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "netlist-check")) return *code;
-  return tessera::netlist::runCheck(opts, std::cout, std::cerr);
+  return tessera::runGuarded("netlist-check", [&] { return tessera::netlist::runCheck(opts, std::cout, std::cerr); });
 }

@@ -50,5 +50,5 @@ int main(int argc, char** argv) {
              "Bundled devices: " + tessera::netlist::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "pipegen")) return *code;
   if (epochOpt->count()) opts.epoch = epoch;
-  return tessera::pipegen::runPipegen(opts, std::cout, std::cerr);
+  return tessera::runGuarded("pipegen", [&] { return tessera::pipegen::runPipegen(opts, std::cout, std::cerr); });
 }

@@ -31,5 +31,5 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 the op ran to completion and its outputs were written, 1 a file, the spec, a kernel "
              "or the run failed (fault, hang, non-zero exit code), 2 usage error.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "tensix-run")) return *code;
-  return tessera::sim::runTensixRun(opts, std::cout, std::cerr);
+  return tessera::runGuarded("tensix-run", [&] { return tessera::sim::runTensixRun(opts, std::cout, std::cerr); });
 }
