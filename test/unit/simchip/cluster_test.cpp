@@ -535,11 +535,12 @@ std::vector<uint8_t> reportBytes(const ClusterRunResult& r) {
 
 // `build` on one cluster per rank, then every rank's runEpoch on its own thread.
 std::vector<ClusterRunResult> runSpread(int ranks, const std::function<void(Cluster&)>& build,
-                                        std::vector<std::unique_ptr<Cluster>>& clusters, uint32_t hangRounds = 16) {
+                                        std::vector<std::unique_ptr<Cluster>>& clusters, uint32_t hangRounds = 16,
+                                        const ClusterDescriptor& desc = line(3, true)) {
   Hub hub(ranks);
   std::vector<std::unique_ptr<HubTransport>> nets;
   for (int r = 0; r < ranks; ++r) {
-    clusters.push_back(std::make_unique<Cluster>(wormhole(), line(3, true)));
+    clusters.push_back(std::make_unique<Cluster>(wormhole(), desc));
     nets.push_back(std::make_unique<HubTransport>(hub, r));
     clusters.back()->setTransport(nets.back().get());
     build(*clusters.back());
@@ -700,5 +701,34 @@ TEST_CASE("cluster transport: shareMemory copies a chip's DRAM from its rank to 
     REQUIRE(clusters[size_t(r)]->chip(1).hostMemory().read(0, 0x2000, y));
     CHECK(x == a);
     CHECK(y == b);
+  }
+}
+
+TEST_CASE("cluster transport: a handshake fault names the core as its chip's rank knows it", "[simchip][cluster][fault]") {
+  // Chip 0's relay sends to a stream chip 1 never configures. Each rank loads
+  // only its own chips, as the loader does: rank 1 has no core on chip 0.
+  auto build = [](Cluster& cl) {
+    cl.beginEpoch();
+    const CoreCoord w{1, 1};
+    if (cl.isLocal(0)) {
+      loadChipBlob(cl.chip(0), w, {streamAt(w, 24, {packerToRemote(2, kBuf0, 2, {cname(0, kEth8, kOut)})})});
+      loadChipBlob(cl.chip(0), kEth8, {streamAt(kEth8, kOut, {relay(2, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, kIn)})})});
+      prePushOn(cl.chip(0), w, 16, kBuf0, 2, {1, 2});
+    }
+    if (cl.isLocal(1)) loadChipBlob(cl.chip(1), w, {streamAt(w, 8, {remoteToKernel(2, kBuf1, 2, {cname(1, kEth0, kIn)})})});
+  };
+  Cluster one(wormhole(), line(2));
+  build(one);
+  const ClusterRunResult alone = runCluster(one, 1);
+  REQUIRE(alone.stop == ChipStop::Fault);
+  CHECK(alone.faultCore == "eth8@9-6");
+  std::vector<std::unique_ptr<Cluster>> clusters;
+  const std::vector<ClusterRunResult> results = runSpread(2, build, clusters, 16, line(2));
+  REQUIRE(clusters[1]->chip(0).findCore(kEth8) == nullptr);
+  for (const ClusterRunResult& r : results) {
+    CHECK(r.stop == ChipStop::Fault);
+    CHECK(r.faultCore == "eth8@9-6");
+    CHECK(r.message == alone.message);
+    CHECK(reportBytes(r) == reportBytes(alone));
   }
 }
