@@ -3,7 +3,10 @@
 // thread that made it calls MPI (the chips' worker threads never do).
 #include "sim/cluster_transport.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #ifdef TESSERA_HAVE_MPI
@@ -47,26 +50,43 @@ public:
     return split(all, sizes, offsets);
   }
 
+  // One round's exchange in one collective: every message goes in a
+  // fixed-size slot of an MPI_Alltoall (its length first); what does not fit
+  // follows point to point, which only the two ranks concerned wait for.
+  // (An MPI_Alltoall of sizes and an MPI_Alltoallv of bytes would be two
+  // synchronisations per round.)
   std::vector<std::vector<uint8_t>> exchange(const std::vector<std::vector<uint8_t>>& out) override {
     const size_t k = static_cast<size_t>(ranks_);
-    std::vector<int> sendSizes(k, 0), sendOffsets(k, 0), recvSizes(k, 0), recvOffsets(k, 0);
-    std::vector<uint8_t> send;
-    for (size_t r = 0; r < k && r < out.size(); ++r) {
-      if (static_cast<int>(r) == rank_) continue;
-      sendOffsets[r] = count(send.size());
-      sendSizes[r] = count(out[r].size());
-      send.insert(send.end(), out[r].begin(), out[r].end());
-    }
-    MPI_Alltoall(sendSizes.data(), 1, MPI_INT, recvSizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    size_t total = 0;
+    std::vector<uint8_t> send(k * slot_, 0), recv(k * slot_, 0);
     for (size_t r = 0; r < k; ++r) {
-      recvOffsets[r] = count(total);
-      total += static_cast<size_t>(recvSizes[r]);
+      const size_t n = r < out.size() && static_cast<int>(r) != rank_ ? out[r].size() : 0;
+      uint8_t* at = send.data() + r * slot_;
+      for (int i = 0; i < 8; ++i) at[i] = static_cast<uint8_t>(uint64_t{n} >> (8 * i));
+      if (n) std::memcpy(at + 8, out[r].data(), std::min(n, slot_ - 8));
     }
-    std::vector<uint8_t> recv(total);
-    MPI_Alltoallv(send.data(), sendSizes.data(), sendOffsets.data(), MPI_BYTE, recv.data(), recvSizes.data(),
-                  recvOffsets.data(), MPI_BYTE, MPI_COMM_WORLD);
-    return split(recv, recvSizes, recvOffsets);
+    MPI_Alltoall(send.data(), count(slot_), MPI_BYTE, recv.data(), count(slot_), MPI_BYTE, MPI_COMM_WORLD);
+    std::vector<std::vector<uint8_t>> in(k);
+    std::vector<MPI_Request> requests;
+    for (size_t r = 0; r < k; ++r) {
+      const size_t n = r < out.size() && static_cast<int>(r) != rank_ ? out[r].size() : 0;
+      if (n > slot_ - 8) {
+        requests.emplace_back();
+        MPI_Isend(out[r].data() + (slot_ - 8), count(n - (slot_ - 8)), MPI_BYTE, static_cast<int>(r), kTag,
+                  MPI_COMM_WORLD, &requests.back());
+      }
+    }
+    for (size_t r = 0; r < k; ++r) {
+      const uint8_t* at = recv.data() + r * slot_;
+      uint64_t n = 0;
+      for (int i = 0; i < 8; ++i) n |= uint64_t{at[i]} << (8 * i);
+      in[r].resize(n);
+      std::memcpy(in[r].data(), at + 8, std::min<size_t>(n, slot_ - 8));
+      if (n > slot_ - 8)
+        MPI_Recv(in[r].data() + (slot_ - 8), count(n - (slot_ - 8)), MPI_BYTE, static_cast<int>(r), kTag,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (!requests.empty()) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    return in;
   }
 
 private:
@@ -77,7 +97,17 @@ private:
       parts[r].assign(all.begin() + offsets[r], all.begin() + offsets[r] + sizes[r]);
     return parts;
   }
+  static constexpr int kTag = 17;
   int rank_ = 0, ranks_ = 1;
+  // A round message's slot: room for a round summary of many chips and a
+  // few tiles (a 2080-byte tile is about 2.2 KB with its header).
+  // TESSERA_MPI_SLOT=<bytes> changes it (tests take the overflow path).
+  size_t slot_ = slotBytes();
+  static size_t slotBytes() {
+    const char* env = std::getenv("TESSERA_MPI_SLOT");
+    const long v = env ? std::strtol(env, nullptr, 10) : 0;
+    return v >= 16 ? static_cast<size_t>(v) : size_t{32} * 1024;
+  }
 };
 
 }  // namespace
