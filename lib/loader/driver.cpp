@@ -499,14 +499,18 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
   RunSetup setup{&nl, programs, given, opts.seed, opts.trace, arch};
   Execution reference;
+  bool referenceFailed = false;
   if (checkAgainstGolden && root) {
     GoldenTarget golden(nl, arch, opts.threads);
-    if (!runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+    if (runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+      out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
+    } else {
       printDiagnostics(err, source, diags, print);
-      return 1;
+      referenceFailed = true;
     }
-    out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
   }
+  // --mpi: the other ranks stop too when rank 0's reference run failed.
+  if (agree(referenceFailed ? 1 : 0) != 0) return 1;
 
   // Entries are kept for --outputs/--expected and the reference check only:
   // a large training netlist writes gigabytes over a run.
