@@ -297,16 +297,14 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
     const CoreCoord at{static_cast<int>(f->stream.x), static_cast<int>(f->stream.y)};
     size_t i = 0;
     while (i < n && chips[i]->id() != f->chip) ++i;
-    // The core's name as its chip's process knows it.
-    std::vector<std::vector<uint8_t>> names = share([&](size_t k, WireWriter& w) {
-      const TensixCore* core = k == i ? chips[k]->findCore(at) : nullptr;
+    // The core's name as its chip's process knows it (the others never made the core).
+    const std::vector<std::vector<uint8_t>> names = share([&](size_t k, WireWriter& w) {
+      if (k != i) return;
+      const TensixCore* core = chips[k]->findCore(at);
       w.str(core ? core->name() : toString(at));
     });
     WireReader nameReader(names[i]);
-    const std::string name = spread ? nameReader.str() : [&] {
-      const TensixCore* core = chips[i]->findCore(at);
-      return core ? core->name() : toString(at);
-    }();
+    const std::string name = nameReader.str();
     finish(ChipStop::Fault, 0, i);
     result.faultCategory = "bad-stream-config";
     result.faultCore = name;
