@@ -9,6 +9,7 @@ packages=(
   clang-14 lld-14 llvm-14 llvm-14-tools libclang-rt-14-dev
   libeigen3-dev
   python3-jsonschema python3-yaml python3-numpy
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

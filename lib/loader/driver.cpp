@@ -9,6 +9,7 @@
 #include "loader/host_io.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
+#include "sim/cluster_transport.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
@@ -39,6 +40,21 @@ using formats::Tensor;
 namespace {
 
 constexpr const char* kTool = "loader";
+
+using sim::WireReader;
+using sim::WireWriter;
+
+// An exit code every MPI rank agrees on: rank 0's.
+struct WireRc {
+  int rc;
+  int agree(sim::ClusterTransport& net) const {
+    WireWriter w;
+    w.u32(static_cast<uint32_t>(rc));
+    const std::vector<std::vector<uint8_t>> all = net.allGather(w.bytes);
+    WireReader r(all.front());
+    return static_cast<int>(r.u32());
+  }
+};
 
 std::string withDollar(const std::string& name) { return name.starts_with("$") ? name : "$" + name; }
 
@@ -240,8 +256,21 @@ std::optional<std::string> deployedNetlist(const std::string& dir, std::string& 
 
 } // namespace
 
-int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err) {
+namespace {
+
+// runLoader in one process, or as one rank of `net` (--mpi): the ranks run
+// the same steps on the same inputs, so they take the same branches; only
+// rank 0 builds, prints (`out` and `err` of the others are null streams),
+// writes files and runs the reference model.
+int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err, sim::ClusterTransport* net) {
   LoaderOptions opts = optsIn;
+  const bool root = !net || net->rank() == 0;
+  // Rank 0's answer on every rank (collective).
+  auto agree = [&](int rc) {
+    if (!net) return rc;
+    WireRc w{rc};
+    return w.agree(*net);
+  };
   PrintOptions print{opts.maxErrors, false, false};
   const bool runCommand = opts.command == "run", deployCommand = opts.command == "deploy";
   if (opts.target != "golden" && opts.target != "sim") {
@@ -271,6 +300,10 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   if (opts.target == "sim" && opts.buildDir.empty()) {
     err << kTool << ": error: --target sim needs --build-dir <dir> with the stage tools' artifacts "
         << "(loader run <netlist> builds them)\n";
+    return 2;
+  }
+  if (net && opts.target != "sim") {
+    err << kTool << ": error: --mpi spreads the chips of the simulated cluster over MPI ranks: it needs --target sim\n";
     return 2;
   }
   if (opts.target != "sim" && !opts.perfReport.empty()) {
@@ -379,24 +412,33 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
 
   // `loader run` on the chip: bring the build directory up to date, keeping a
   // copy of the netlist there so `loader deploy DIR` can run it later.
+  if (net && cluster->chipCount() < 2) {
+    err << kTool << ": error: --mpi spreads the chips of a cluster over MPI ranks, but " << opts.netlist
+        << " runs on one chip (run it without --mpi)\n";
+    return 2;
+  }
+  // With --mpi rank 0 builds while the others wait, then all load the result.
   if (runCommand && opts.target == "sim") {
-    std::string error;
-    std::filesystem::create_directories(netlistCopyDir(opts.buildDir));
-    std::string copy = (netlistCopyDir(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
-    std::string copyError;
-    if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
-      err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
-      return 2;
-    }
-    const std::string record = recordedDriverFile(opts.buildDir).string();
-    if (readFile(record, copyError) != driver->name + "\n" && !writeFileAtomic(record, driver->name + "\n", error)) {
-      err << kTool << ": error: cannot write '" << record << "': " << error << "\n";
-      return 2;
-    }
-    out << kTool << ": building " << opts.buildDir << "\n";
-    BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                       opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
-    if (int rc = buildArtifacts(build, out, err); rc != 0) return rc;
+    auto build = [&]() -> int {
+      std::string error;
+      std::filesystem::create_directories(netlistCopyDir(opts.buildDir));
+      std::string copy = (netlistCopyDir(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
+      std::string copyError;
+      if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
+        err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
+        return 2;
+      }
+      const std::string record = recordedDriverFile(opts.buildDir).string();
+      if (readFile(record, copyError) != driver->name + "\n" && !writeFileAtomic(record, driver->name + "\n", error)) {
+        err << kTool << ": error: cannot write '" << record << "': " << error << "\n";
+        return 2;
+      }
+      out << kTool << ": building " << opts.buildDir << "\n";
+      BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
+                         opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
+      return buildArtifacts(build, out, err);
+    };
+    if (int rc = agree(root ? build() : 0); rc != 0) return rc;
     if (!loadArtifacts()) return 2;
   }
   if (artifacts && artifacts->netlist != std::filesystem::path(opts.netlist).filename().string()) {
@@ -457,14 +499,18 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
   RunSetup setup{&nl, programs, given, opts.seed, opts.trace, arch};
   Execution reference;
-  if (checkAgainstGolden) {
+  bool referenceFailed = false;
+  if (checkAgainstGolden && root) {
     GoldenTarget golden(nl, arch, opts.threads);
-    if (!runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+    if (runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+      out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
+    } else {
       printDiagnostics(err, source, diags, print);
-      return 1;
+      referenceFailed = true;
     }
-    out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
   }
+  // --mpi: the other ranks stop too when rank 0's reference run failed.
+  if (agree(referenceFailed ? 1 : 0) != 0) return 1;
 
   // Entries are kept for --outputs/--expected and the reference check only:
   // a large training netlist writes gigabytes over a run.
@@ -477,6 +523,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     // A cluster of several chips runs on sim::Cluster (-j threads); one chip as before.
     simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), *cluster,
                                             opts.threads ? opts.threads : defaultJobs());
+    simTarget->setTransport(net);
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
     if (!opts.perfReport.empty() || opts.profile) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
@@ -504,6 +551,7 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
     printDiagnostics(err, source, diags, print);
     return 1;
   }
+  if (!root) return 0;  // rank 0 writes, checks and answers for every rank
   const runtime::QueueStore& store = *ex.store;
   const HostIo& host = *ex.host;
 
@@ -623,6 +671,25 @@ int runLoader(const LoaderOptions& optsIn, std::ostream& out, std::ostream& err)
   }
   out << (failed ? "FAIL" : "PASS") << "\n";
   return failed ? 1 : 0;
+}
+
+} // namespace
+
+int runLoader(const LoaderOptions& options, std::ostream& out, std::ostream& err) {
+  if (!options.mpi) return runLoaderOn(options, out, err, nullptr);
+  std::string error;
+  std::unique_ptr<sim::ClusterTransport> net = sim::makeMpiTransport(error);
+  if (!net) {
+    err << kTool << ": error: --mpi: " << error << "\n";
+    return 2;
+  }
+  std::ostream none(nullptr);  // ranks other than 0 print nothing
+  const bool root = net->rank() == 0;
+  const int rc = runLoaderOn(options, root ? out : none, root ? err : none, net.get());
+  out.flush();
+  err.flush();
+  WireRc w{rc};
+  return w.agree(*net);  // every rank exits with rank 0's code
 }
 
 } // namespace tessera::loader

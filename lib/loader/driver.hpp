@@ -37,6 +37,10 @@ struct LoaderOptions {
   unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once
                                        // (0: one per hardware thread)
   size_t maxErrors = 20;
+  // sim on several chips: spread the chips over the MPI ranks this process is
+  // one of (mpirun -np K loader ... --mpi; docs/loader.md, "MPI"). Every rank
+  // runs the programs; rank 0 alone prints, writes files and checks.
+  bool mpi = false;
   // run: building the artifacts (lib/loader/artifact_build.hpp)
   std::string toolsDir;                 // empty: the stage tools beside the loader, then PATH
   bool verbose = false;                 // print each stage command

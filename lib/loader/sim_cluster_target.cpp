@@ -297,6 +297,26 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     throw fail("sim-" + std::string(sim::chipStopName(result.stop)), {}, what + "\n" + result.message);
   }
 
+  // Chips spread over processes: every process takes the written queues'
+  // buffers from the process that ran their chip, so every process reads the
+  // same outputs below (and its runtime stays in step).
+  if (cluster_->distributed()) {
+    std::vector<sim::Cluster::MemoryRegion> regions;
+    for (const auto& [q, io] : written) {
+      const formats::Blocking b = formats::blockingOf(*q);
+      const uint64_t tiled = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(q->df.value);
+      const uint64_t rows = static_cast<uint64_t>(b.t) * b.rowTiles() * b.colTiles() * formats::kTileValues *
+                            netlist::untilizedDatumBytes(q->df.value);
+      const uint64_t bytes = sim::kQueueHeaderBytes + static_cast<uint64_t>(q->entries.value) * std::max(tiled, rows);
+      const ChipId chip = isHost(*q) ? chipIdOf(io->graph()) : chipIdOf(*q);
+      const sim::Dram& mem = isHost(*q) ? cluster_->chip(chip).hostMemory() : cluster_->chip(chip).dram();
+      for (const auto& buf : buffersOf(*q))
+        if (buf.address < mem.channelBytes())
+          regions.push_back({chip, isHost(*q), buf.channel, buf.address, std::min(bytes, mem.channelBytes() - buf.address)});
+    }
+    cluster_->shareMemory(regions);
+  }
+
   // Outputs: every slot the device wrote, to the producing graph's EpochIo.
   for (const auto& [q, io] : written) {
     auto bufs = buffersOf(*q);

@@ -72,6 +72,11 @@ public:
   // cluster (sim_cluster_target.cpp). One chip: Target::launch.
   void launch(const runtime::Launch& launch) override;
   bool multiChip() const { return cluster_ != nullptr; }
+  // Several chips spread over processes (loader --mpi; not owned): every
+  // process runs the same launches, each simulates its own chips.
+  void setTransport(sim::ClusterTransport* transport) {
+    if (cluster_) cluster_->setTransport(transport);
+  }
 
   // Cycles of every epoch run so far (loader --profile).
   uint64_t totalCycles() const { return totalCycles_; }

@@ -3,6 +3,8 @@
 #include "support/parallel.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <stdexcept>
 
 namespace tessera::sim {
 
@@ -109,11 +111,71 @@ std::optional<EthSetupFault> checkEthSetup(const std::map<ChipId, EthSetup>& set
   return std::nullopt;
 }
 
+namespace {
+
+// One chip's round, as every process needs it to agree on the next step.
+struct RoundSummary {
+  bool fault = false, progress = false, hartsRunning = false, done = false, busy = false;
+  bool packets = false, tiles = false;  // it sent packets; tiles among them
+  std::optional<uint64_t> wake;         // its next event (computed only when it could matter)
+};
+
+void writeSummary(WireWriter& w, uint32_t index, const RoundSummary& s) {
+  w.u32(index);
+  w.u8(static_cast<uint8_t>(s.fault | s.progress << 1 | s.hartsRunning << 2 | s.done << 3 | s.busy << 4 |
+                            s.packets << 5 | s.tiles << 6 | s.wake.has_value() << 7));
+  w.u64(s.wake.value_or(0));
+}
+
+uint32_t readSummary(WireReader& r, RoundSummary& s) {
+  const uint32_t index = r.u32();
+  const uint8_t f = r.u8();
+  const uint64_t wake = r.u64();
+  s.fault = f & 1, s.progress = f & 2, s.hartsRunning = f & 4, s.done = f & 8, s.busy = f & 16;
+  s.packets = f & 32, s.tiles = f & 64;
+  s.wake = f & 128 ? std::optional(wake) : std::nullopt;
+  return index;
+}
+
+}  // namespace
+
+void Cluster::shareMemory(const std::vector<MemoryRegion>& regions) {
+  if (!distributed()) return;
+  std::map<ChipId, std::vector<uint8_t>> bytes;
+  for (const MemoryRegion& m : regions) {
+    if (!isLocal(m.chip)) continue;
+    std::vector<uint8_t> region(m.bytes);
+    Chip& c = chip(m.chip);
+    (m.host ? c.hostMemory() : c.dram()).read(m.channel, m.address, region);
+    std::vector<uint8_t>& out = bytes[m.chip];
+    out.insert(out.end(), region.begin(), region.end());
+  }
+  shareByChip(*transport_, bytes);
+  std::map<ChipId, size_t> at;
+  for (const MemoryRegion& m : regions) {
+    if (isLocal(m.chip)) continue;
+    const std::vector<uint8_t>& from = bytes[m.chip];
+    size_t& k = at[m.chip];
+    if (from.size() - k < m.bytes) throw std::runtime_error("cluster transport: short memory region");
+    Chip& c = chip(m.chip);
+    (m.host ? c.hostMemory() : c.dram())
+        .write(m.channel, m.address, std::span<const uint8_t>(from.data() + k, m.bytes));
+    k += m.bytes;
+  }
+}
+
 ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
   ClusterRunResult result;
+  LocalTransport inProcess;
+  ClusterTransport& net = transport_ ? *transport_ : inProcess;
+  const bool spread = net.ranks() > 1;
   std::vector<Chip*> chips;
   for (auto& [id, chip] : chips_) chips.push_back(chip.get());
   const size_t n = chips.size();
+  // This process's chips (all of them unless spread over ranks).
+  std::vector<size_t> mine;
+  for (size_t i = 0; i < n; ++i)
+    if (net.isLocal(chips[i]->id())) mine.push_back(i);
   const unsigned jobs = std::max(1u, options.jobs);
   // The round: no longer than a link's latency (the lookahead).
   const uint64_t slice =
@@ -127,15 +189,31 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
     if (auto it = options.perChip.find(chips[i]->id()); it != options.perChip.end()) chipOptions[i] = it->second;
     chipOptions[i].sliceCycles = slice;
   }
-  WorkerPool pool(static_cast<unsigned>(std::min<size_t>(jobs, n)));
-  auto parallelFor = [&](size_t count, unsigned, const std::function<void(size_t)>& fn) { pool.parallelFor(count, fn); };
+  WorkerPool pool(static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(jobs, mine.size()))));
+  // `fn(i)` for every chip i of this process.
+  auto forMine = [&](const std::function<void(size_t)>& fn) {
+    pool.parallelFor(mine.size(), [&](size_t k) { fn(mine[k]); });
+  };
+  // Each process's bytes per chip (fill(i, w) for its chips) on every process.
+  auto share = [&](const std::function<void(size_t, WireWriter&)>& fill) {
+    std::map<ChipId, std::vector<uint8_t>> bytes;
+    for (size_t i : mine) {
+      WireWriter w;
+      fill(i, w);
+      bytes[chips[i]->id()] = std::move(w.bytes);
+    }
+    shareByChip(net, bytes);
+    std::vector<std::vector<uint8_t>> byIndex(n);
+    for (size_t i = 0; i < n; ++i) byIndex[i] = std::move(bytes[chips[i]->id()]);
+    return byIndex;
+  };
   const uint64_t maxCycles = options.defaults.maxCycles;
   const uint32_t hangRounds = std::max<uint32_t>(1, options.defaults.hangRounds);
 
   // Every chip's report; the faulted chip's first, the others stopped with it.
   auto finish = [&](ChipStop stop, uint64_t now, std::optional<size_t> faulted) {
     result.chips.resize(n);
-    parallelFor(n, jobs, [&](size_t i) {
+    forMine([&](size_t i) {
       const bool self = faulted && *faulted == i;
       result.chips[i] = chips[i]->finishRun(faulted && !self ? ChipStop::Fault : stop, now);
       if (faulted && !self) {
@@ -144,6 +222,14 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
                                   std::to_string(chips[*faulted]->id()) + " faulted";
       }
     });
+    if (spread) {
+      std::vector<std::vector<uint8_t>> reports = share([&](size_t i, WireWriter& w) { writeChipResult(w, result.chips[i]); });
+      for (size_t i = 0; i < n; ++i)
+        if (!net.isLocal(chips[i]->id())) {
+          WireReader r(reports[i]);
+          result.chips[i] = readChipResult(r);
+        }
+    }
     result.stop = stop;
     for (const ChipRunResult& r : result.chips) result.cycles = std::max(result.cycles, r.cycles);
     // Link utilisation: each chip's sending sides, named by both ends.
@@ -191,16 +277,34 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
 
   // --- Firmware and prologue on every chip, then the ethernet handshake.
   std::vector<char> faulted(n, 0);
-  parallelFor(n, jobs, [&](size_t i) { faulted[i] = !chips[i]->startRun(chipOptions[i]); });
+  forMine([&](size_t i) { faulted[i] = !chips[i]->startRun(chipOptions[i]); });
+  if (spread) {
+    std::vector<std::vector<uint8_t>> flags = share([&](size_t i, WireWriter& w) { w.u8(faulted[i]); });
+    for (size_t i = 0; i < n; ++i) faulted[i] = !flags[i].empty() && flags[i][0];
+  }
   if (auto f = firstFault(faulted)) return finish(ChipStop::Fault, 0, f);
   std::map<ChipId, EthSetup> setups;
-  for (Chip* c : chips) setups.emplace(c->id(), c->streams().ethSetup());
+  if (spread) {
+    std::vector<std::vector<uint8_t>> all = share([&](size_t i, WireWriter& w) { writeEthSetup(w, chips[i]->streams().ethSetup()); });
+    for (size_t i = 0; i < n; ++i) {
+      WireReader r(all[i]);
+      setups.emplace(chips[i]->id(), readEthSetup(r));
+    }
+  } else {
+    for (Chip* c : chips) setups.emplace(c->id(), c->streams().ethSetup());
+  }
   if (std::optional<EthSetupFault> f = checkEthSetup(setups)) {
     const CoreCoord at{static_cast<int>(f->stream.x), static_cast<int>(f->stream.y)};
     size_t i = 0;
     while (i < n && chips[i]->id() != f->chip) ++i;
-    const TensixCore* core = chips[i]->findCore(at);
-    const std::string name = core ? core->name() : toString(at);
+    // The core's name as its chip's process knows it (the others never made the core).
+    const std::vector<std::vector<uint8_t>> names = share([&](size_t k, WireWriter& w) {
+      if (k != i) return;
+      const TensixCore* core = chips[k]->findCore(at);
+      w.str(core ? core->name() : toString(at));
+    });
+    WireReader nameReader(names[i]);
+    const std::string name = nameReader.str();
     finish(ChipStop::Fault, 0, i);
     result.faultCategory = "bad-stream-config";
     result.faultCore = name;
@@ -213,18 +317,19 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
   }
   std::vector<EthReceiverInfo> receivers;
   for (const auto& [id, s] : setups) receivers.insert(receivers.end(), s.receivers.begin(), s.receivers.end());
-  for (Chip* c : chips) c->streams().connectEthernet(receivers);
+  for (size_t i : mine) chips[i]->streams().connectEthernet(receivers);
 
   // --- The rounds.
   std::map<ChipId, size_t> indexOf;
   for (size_t i = 0; i < n; ++i) indexOf[chips[i]->id()] = i;
   std::vector<Chip::Round> rounds(n);
+  std::vector<RoundSummary> summary(n);
   std::vector<std::vector<EthPacket>> sent(n), inbox(n);
   uint64_t now = 0;
   uint32_t idle = 0;
   for (;;) {
     const uint64_t until = now + round;
-    parallelFor(n, jobs, [&](size_t i) {
+    forMine([&](size_t i) {
       StreamEngine& engine = chips[i]->streams();
       engine.skipTo(now);
       engine.receivePackets(inbox[i]);
@@ -238,31 +343,73 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
         all.fault = r.fault;
         if (r.fault || r.done) break;
       }
-      rounds[i] = all;
       sent[i] = engine.takePackets();
+      RoundSummary& s = summary[i];
+      s = RoundSummary{};
+      s.fault = all.fault, s.progress = all.progress, s.hartsRunning = all.hartsRunning, s.done = all.done;
+      s.busy = chips[i]->streamsBusy();
+      s.packets = !sent[i].empty();
+      for (const EthPacket& p : sent[i]) s.tiles |= p.kind == EthPacket::Kind::Tile;
+      // The next event only matters when nothing moved anywhere (below).
+      if (!s.hartsRunning && !s.progress && !s.packets) s.wake = engine.nextWakeTime();
     });
-    for (size_t i = 0; i < n; ++i) faulted[i] = rounds[i].fault;
-    if (auto f = firstFault(faulted)) return finish(ChipStop::Fault, until, f);
-    // Delivery: every packet of the round to its chip, in one order whatever
-    // the schedule. None arrives before the next round (S <= latency); the
-    // clamp only guards the rule.
-    bool packets = false, tiles = false;
-    for (size_t i = 0; i < n; ++i)
+    // Delivery: every packet of the round to its chip (here, or through the
+    // transport with every chip's summary), in one order whatever the
+    // schedule. None arrives before the next round (S <= latency); the clamp
+    // only guards the rule.
+    std::vector<WireWriter> out(static_cast<size_t>(net.ranks()));
+    if (spread)
+      for (size_t i : mine)
+        for (int r = 0; r < net.ranks(); ++r)
+          if (r != net.rank()) writeSummary(out[static_cast<size_t>(r)], static_cast<uint32_t>(i), summary[i]);
+    for (size_t i : mine)
       for (EthPacket& p : sent[i]) {
-        packets = true;
-        tiles |= p.kind == EthPacket::Kind::Tile;
         p.arrival = std::max(p.arrival, until);
         auto it = indexOf.find(p.dstChip);
-        if (it != indexOf.end()) inbox[it->second].push_back(std::move(p));
+        if (it == indexOf.end()) continue;
+        if (net.isLocal(p.dstChip)) {
+          inbox[it->second].push_back(std::move(p));
+        } else {
+          WireWriter& w = out[static_cast<size_t>(net.rankOf(p.dstChip))];
+          w.u32(0xFFFFFFFFu);  // a packet, not a summary
+          appendPacket(w.bytes, p);
+        }
       }
-    for (auto& box : inbox) std::stable_sort(box.begin(), box.end(), ethDeliveryOrder);
+    if (spread) {
+      std::vector<std::vector<uint8_t>> send(out.size());
+      for (size_t r = 0; r < out.size(); ++r) send[r] = std::move(out[r].bytes);
+      for (const std::vector<uint8_t>& from : net.exchange(send)) {
+        WireReader r(from);
+        while (!r.done()) {
+          const size_t mark = r.at();
+          if (r.u32() == 0xFFFFFFFFu) {
+            EthPacket p;
+            size_t at = 0;
+            std::span<const uint8_t> rest = r.rest();
+            if (!readPacket(rest, at, p)) throw std::runtime_error("cluster transport: malformed packet");
+            r.at() += at;
+            inbox[indexOf.at(p.dstChip)].push_back(std::move(p));
+          } else {
+            r.at() = mark;
+            RoundSummary s;
+            const uint32_t i = readSummary(r, s);
+            if (i >= n) throw std::runtime_error("cluster transport: summary of an unknown chip");
+            summary[i] = s;
+          }
+        }
+      }
+    }
+    for (size_t i = 0; i < n; ++i) faulted[i] = summary[i].fault;
+    if (auto f = firstFault(faulted)) return finish(ChipStop::Fault, until, f);
+    for (size_t i : mine) std::stable_sort(inbox[i].begin(), inbox[i].end(), ethDeliveryOrder);
     now = until;
-    bool progress = packets, hartsRunning = false, busy = false, done = true;
-    for (size_t i = 0; i < n; ++i) {
-      progress |= rounds[i].progress;
-      hartsRunning |= rounds[i].hartsRunning;
-      busy |= chips[i]->streamsBusy();
-      done &= rounds[i].done;
+    bool progress = false, tiles = false, hartsRunning = false, busy = false, done = true;
+    for (const RoundSummary& s : summary) {
+      progress |= s.progress || s.packets;
+      tiles |= s.tiles;
+      hartsRunning |= s.hartsRunning;
+      busy |= s.busy;
+      done &= s.done;
     }
     if (done && !tiles) break;  // credits still in flight change nothing
     if (!progress && !busy) ++idle;
@@ -271,8 +418,8 @@ ClusterRunResult Cluster::runEpoch(const ClusterRunOptions& options) {
     // Only streams left and nothing for them to do until a later cycle: every chip skips there.
     if (!hartsRunning && !progress) {
       std::optional<uint64_t> wake;
-      for (Chip* c : chips)
-        if (std::optional<uint64_t> w = c->streams().nextWakeTime()) wake = wake ? std::min(*wake, *w) : *w;
+      for (const RoundSummary& s : summary)
+        if (s.wake) wake = wake ? std::min(*wake, *s.wake) : *s.wake;
       if (wake && *wake > now) now = std::min(maxCycles, *wake / round * round);
     }
   }

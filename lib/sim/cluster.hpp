@@ -10,7 +10,8 @@
 //   round r     cycles [r*S, (r+1)*S): every chip runs its round on its own
 //               (Chip::runRound; on up to `jobs` threads), then the packets
 //               sent in the round go to their destination chips, in
-//               ethDeliveryOrder. S <= the link latency, so a packet sent in
+//               ethDeliveryOrder, and every chip's round summary (fault,
+//               progress, done, busy, next event) to every process. S <= the link latency, so a packet sent in
 //               round r arrives in round r+1 or later: no chip can see
 //               another's round before its own has ended (conservative
 //               lookahead), and results and cycles do not depend on `jobs`;
@@ -18,10 +19,15 @@
 //               progress and nothing is in flight for hangRounds rounds),
 //               reported with the waiting streams of EVERY chip; the cycle limit.
 //
+// The chips may be spread over processes (cluster_transport.hpp: MPI ranks,
+// chip c on rank c mod K): every process holds every chip, runs only its own
+// and takes the others' packets, summaries and reports from the transport.
+//
 // docs/device-model.md, "Cluster".
 #pragma once
 #include "device/cluster.hpp"
 #include "sim/chip.hpp"
+#include "sim/cluster_transport.hpp"
 #include "sim/ethernet.hpp"
 
 #include <cstdint>
@@ -75,15 +81,34 @@ public:
   Chip& chip(ChipId id);
   const Chip& chip(ChipId id) const;
 
+  // The processes the chips are spread over (not owned; null: this process
+  // runs every chip). Chips other ranks run are kept but never run here.
+  void setTransport(ClusterTransport* transport) { transport_ = transport; }
+  ClusterTransport* transport() const { return transport_; }
+  bool isLocal(ChipId id) const { return !transport_ || transport_->isLocal(id); }
+  bool distributed() const { return transport_ && transport_->ranks() > 1; }
+
   // Chip::beginEpoch on every chip.
   void beginEpoch();
   // Runs the epoch set up on every chip (see the file comment).
   ClusterRunResult runEpoch(const ClusterRunOptions& options = {});
 
+  // Spread over processes: every region's bytes, as its chip's rank has
+  // them, into every rank's copy (collective; a no-op in one process). For
+  // what the host reads back after an epoch (the queues the device wrote).
+  struct MemoryRegion {
+    ChipId chip = 0;
+    bool host = false;  // the chip's host memory, else its DRAM
+    uint32_t channel = 0;
+    uint64_t address = 0, bytes = 0;
+  };
+  void shareMemory(const std::vector<MemoryRegion>& regions);
+
 private:
   ClusterDescriptor desc_;
   EthParams eth_;
   std::map<ChipId, std::unique_ptr<Chip>> chips_;
+  ClusterTransport* transport_ = nullptr;
 };
 
 // The handshake's check (any process can run it on the gathered setups and

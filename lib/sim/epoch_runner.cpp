@@ -138,8 +138,7 @@ ClusterRunResult runClusterEpoch(Cluster& cluster, const std::map<ChipId, EpochR
   cluster.beginEpoch();
   ClusterRunOptions options;
   options.jobs = jobs;
-  std::map<ChipId, std::pair<uint64_t, uint64_t>> binaries;  // cycles, bytes
-  for (const auto& [id, run] : runs) {
+  for (const auto& [id, run] : runs)
     if (!cluster.descriptor().hasChip(id)) {
       ClusterRunResult r;
       r.stop = ChipStop::Fault;
@@ -148,19 +147,42 @@ ClusterRunResult runClusterEpoch(Cluster& cluster, const std::map<ChipId, EpochR
       r.message = "chip " + std::to_string(id) + ": the cluster '" + cluster.descriptor().name + "' has no such chip";
       return r;
     }
+  // Each process loads its own chips (all of them unless spread over ranks);
+  // every process learns each chip's load failure and binaries figures.
+  std::map<ChipId, std::pair<uint64_t, uint64_t>> binaries;  // cycles, bytes
+  std::map<ChipId, std::vector<uint8_t>> loaded;
+  for (const auto& [id, run] : runs) {
+    if (!cluster.isLocal(id)) continue;
     ChipRunOptions& o = options.perChip[id];
-    auto& [cycles, bytes] = binaries[id];
-    if (std::optional<ChipRunResult> failed = prepareEpoch(cluster.chip(id), run, o, cycles, bytes)) {
+    uint64_t cycles = 0, bytes = 0;
+    std::optional<ChipRunResult> failed = prepareEpoch(cluster.chip(id), run, o, cycles, bytes);
+    WireWriter w;
+    w.u8(failed ? 1 : 0);
+    if (failed) {
+      failed->chip = id;
+      writeChipResult(w, *failed);
+    }
+    w.u64(cycles);
+    w.u64(bytes);
+    loaded[id] = std::move(w.bytes);
+    if (failed && !cluster.distributed()) break;  // one process: the first failure is the answer
+  }
+  if (cluster.transport()) shareByChip(*cluster.transport(), loaded);
+  for (const auto& [id, bytes] : loaded) {
+    WireReader in(bytes);
+    if (in.u8()) {
+      ChipRunResult failed = readChipResult(in);
       ClusterRunResult r;
       r.stop = ChipStop::Fault;
       r.faultChip = id;
-      r.faultCategory = failed->faultCategory;
-      r.faultCore = failed->faultCore;
-      r.message = "chip " + std::to_string(id) + ": " + failed->message;
-      failed->chip = id;
-      r.chips.push_back(std::move(*failed));
+      r.faultCategory = failed.faultCategory;
+      r.faultCore = failed.faultCore;
+      r.message = "chip " + std::to_string(id) + ": " + failed.message;
+      r.chips.push_back(std::move(failed));
       return r;
     }
+    const uint64_t cycles = in.u64();
+    binaries[id] = {cycles, in.u64()};
   }
   if (!runs.empty()) options.defaults = runs.begin()->second.options;
   ClusterRunResult result = cluster.runEpoch(options);

@@ -42,3 +42,12 @@ if shutil.which("script"):
 if os.path.isdir(config.corpus_dir):
     config.available_features.add("corpus")
     config.substitutions.append(("%corpus", config.corpus_dir))
+
+# loader --mpi: the build has MPI and mpirun is installed (scripts/setup.sh).
+# %mpirun N runs N ranks on this machine, as root too (CI), more ranks than
+# cores allowed, ranks yielding the core while they wait.
+if getattr(config, "have_mpi", "").upper() in ("TRUE", "ON", "1") and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun",
+        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 "
+        "mpirun --oversubscribe --bind-to none -np"))

@@ -51,6 +51,9 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
                  "Threads: golden evaluates an op's entries in this many ranges at once, run starts this many stage "
                  "tools at once (default 0: one per hardware thread); results do not depend on it")
       ->check(CLI::Range(0, 256));
+  app.add_flag("--mpi", opts.mpi,
+               "sim on several chips: spread the chips over the ranks of `mpirun -np K` (chip c on rank c mod K); "
+               "rank 0 prints and writes the files, outputs and cycles are those of the threaded run (docs/loader.md)");
   app.add_option("--perf-report", opts.perfReport,
                  "sim: print the performance report (cycles per epoch and op, bottleneck, utilisation) and write it "
                  "as JSON to this file (schemas/perf-report.schema.json)")

@@ -6,8 +6,14 @@
 #include "simchip_helpers.hpp"
 
 #include "sim/cluster.hpp"
+#include "sim/cluster_transport.hpp"
 #include "sim/epoch_runner.hpp"
 #include "sim/noc.hpp"
+
+#include <barrier>
+#include <functional>
+#include <memory>
+#include <thread>
 
 using namespace simchip;
 
@@ -450,4 +456,279 @@ TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them tog
   CHECK(*r.faultChip == 1);
   CHECK(r.faultCategory == "load");
   CHECK(contains(r.message, "chip 1: core 'eth0@9-0' is an ethernet core: it runs no kernel"));
+}
+
+// --- Chips spread over processes (cluster_transport.hpp). The ranks here are
+// threads of this test joined by an in-memory transport with MPI's collective
+// semantics: each holds its own Cluster and runs only its own chips.
+namespace {
+
+class Hub {
+public:
+  explicit Hub(int ranks) : ranks_(ranks), slots_(static_cast<size_t>(ranks) * ranks), sync_(ranks) {}
+  // out[r] to rank r; returns what every rank sent `rank`.
+  std::vector<std::vector<uint8_t>> swap(int rank, const std::vector<std::vector<uint8_t>>& out) {
+    for (int r = 0; r < ranks_; ++r) slots_[at(rank, r)] = r == rank || size_t(r) >= out.size() ? std::vector<uint8_t>{} : out[size_t(r)];
+    sync_.arrive_and_wait();
+    std::vector<std::vector<uint8_t>> in(static_cast<size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) in[size_t(r)] = slots_[at(r, rank)];
+    sync_.arrive_and_wait();  // nobody writes the next round's slots before all have read
+    return in;
+  }
+  int ranks() const { return ranks_; }
+
+private:
+  size_t at(int from, int to) const { return static_cast<size_t>(from) * ranks_ + to; }
+  int ranks_;
+  std::vector<std::vector<uint8_t>> slots_;
+  std::barrier<> sync_;
+};
+
+class HubTransport final : public ClusterTransport {
+public:
+  HubTransport(Hub& hub, int rank) : hub_(hub), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int ranks() const override { return hub_.ranks(); }
+  std::vector<std::vector<uint8_t>> allGather(std::span<const uint8_t> mine) override {
+    std::vector<std::vector<uint8_t>> out(static_cast<size_t>(ranks()), std::vector<uint8_t>(mine.begin(), mine.end()));
+    std::vector<std::vector<uint8_t>> in = hub_.swap(rank_, out);
+    in[size_t(rank_)].assign(mine.begin(), mine.end());
+    return in;
+  }
+  std::vector<std::vector<uint8_t>> exchange(const std::vector<std::vector<uint8_t>>& out) override {
+    return hub_.swap(rank_, out);
+  }
+
+private:
+  Hub& hub_;
+  int rank_;
+};
+
+// The -j scenario (three chips in a line, two hops one way and one hop back
+// over the parallel link) in one cluster.
+void buildBothWays(Cluster& cl) {
+  cl.beginEpoch();
+  buildChain(cl, 0, 2, 9, 10, 3, 9);
+  const CoreCoord src{2, 2}, dst{3, 3};
+  loadChipBlob(cl.chip(2), src, {streamAt(src, 24, {packerToRemote(7, kBuf0, 7, {cname(2, kEth1, 11)})})});
+  loadChipBlob(cl.chip(2), kEth1, {streamAt(kEth1, 11, {relay(7, kEthBuf, 2, {cname(2, src, 24)}, {cname(1, kEth9, 0)})})});
+  loadChipBlob(cl.chip(1), kEth9, {streamAt(kEth9, 0, {relay(7, kEthBuf, 3, {cname(2, kEth1, 11)}, {cname(1, dst, 8)})})});
+  loadChipBlob(cl.chip(1), dst, {streamAt(dst, 8, {remoteToKernel(7, kBuf1, 7, {cname(1, kEth9, 0)})})});
+  prePushOn(cl.chip(2), src, 16, kBuf0, 7, {200, 201, 202, 203, 204, 205, 206});
+}
+
+// Everything a report says, as bytes (the transport's own byte form).
+std::vector<uint8_t> reportBytes(const ClusterRunResult& r) {
+  WireWriter w;
+  w.u8(static_cast<uint8_t>(r.stop));
+  w.u64(r.cycles);
+  w.str(r.message);
+  w.str(r.faultCategory + "/" + r.faultCore);
+  for (const ChipRunResult& c : r.chips) writeChipResult(w, c);
+  for (const EthLinkReport& l : r.links) {
+    w.u32(l.from.chip), w.u32(l.from.chan), w.u32(l.to.chip), w.u32(l.to.chan);
+    w.u64(l.tiles), w.u64(l.bytes), w.u64(l.busyCycles);
+  }
+  for (const std::string& s : r.waitingStreams) w.str(s);
+  return w.bytes;
+}
+
+// `build` on one cluster per rank, then every rank's runEpoch on its own thread.
+std::vector<ClusterRunResult> runSpread(int ranks, const std::function<void(Cluster&)>& build,
+                                        std::vector<std::unique_ptr<Cluster>>& clusters, uint32_t hangRounds = 16,
+                                        const ClusterDescriptor& desc = line(3, true)) {
+  Hub hub(ranks);
+  std::vector<std::unique_ptr<HubTransport>> nets;
+  for (int r = 0; r < ranks; ++r) {
+    clusters.push_back(std::make_unique<Cluster>(wormhole(), desc));
+    nets.push_back(std::make_unique<HubTransport>(hub, r));
+    clusters.back()->setTransport(nets.back().get());
+    build(*clusters.back());
+  }
+  std::vector<ClusterRunResult> results(static_cast<size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      ClusterRunOptions o;
+      o.jobs = 1;
+      o.defaults.hangRounds = hangRounds;
+      results[size_t(r)] = clusters[size_t(r)]->runEpoch(o);
+    });
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+}  // namespace
+
+TEST_CASE("cluster transport: chip reports and handshakes survive their byte form", "[simchip][cluster]") {
+  ChipRunResult r;
+  r.chip = 5;
+  r.stop = ChipStop::Hang;
+  r.cycles = 123456789012ull;
+  r.prologueCycles = 7;
+  r.binariesCycles = 8;
+  r.binariesReadBytes = 9;
+  r.faultCategory = "bad-stream-config";
+  r.faultCore = "eth8@9-6";
+  CoreEpochReport c;
+  c.noc = CoreCoord{3, 4};
+  c.name = "mm[0,1]";
+  c.kernel = true;
+  c.streams = 6;
+  c.cycles = 99;
+  c.harts.stop = CoreStop::Fault;
+  c.harts.fault = CoreFault{contract::kMathThread, "misaligned-load", Fault{FaultKind::None, 0x4010, 0x20a103, 0x20002, 0}};
+  c.harts.harts[1].pc = 0x1234;
+  c.harts.harts[1].waitsFor = "semaphore 1 (PackMath) = 0";
+  c.harts.harts[2].exitCode = 3;
+  c.harts.message = "math faulted";
+  c.cop.tilesPacked = 17;
+  r.cores = {c, CoreEpochReport{}};
+  r.waitingStreams = {"core 'x' stream 9", "core 'y' stream 10"};
+  r.streams.ethTiles = 32;
+  r.message = "chip 5: hang\n  exit codes";
+  r.ethLinks = {EthLinkCounters{1, 2, 3}, EthLinkCounters{}};
+  WireWriter w;
+  writeChipResult(w, r);
+  WireReader in(w.bytes);
+  const ChipRunResult back = readChipResult(in);
+  CHECK(in.done());
+  WireWriter again;
+  writeChipResult(again, back);
+  CHECK(again.bytes == w.bytes);
+  CHECK(back.chip == 5);
+  CHECK(back.cycles == 123456789012ull);
+  CHECK(back.faultCore == "eth8@9-6");
+  REQUIRE(back.cores.size() == 2);
+  CHECK(back.cores[0].name == "mm[0,1]");
+  CHECK(back.cores[0].noc == CoreCoord{3, 4});
+  REQUIRE(back.cores[0].harts.fault);
+  CHECK(back.cores[0].harts.fault->category == "misaligned-load");
+  CHECK(back.cores[0].harts.fault->detail.pc == 0x4010);
+  CHECK(back.cores[0].harts.harts[1].waitsFor == "semaphore 1 (PackMath) = 0");
+  CHECK(back.cores[0].harts.harts[2].exitCode == 3);
+  CHECK(back.cores[0].cop.tilesPacked == 17);
+  CHECK(back.waitingStreams == r.waitingStreams);
+  CHECK(back.streams.ethTiles == 32);
+  CHECK(back.message == r.message);
+  REQUIRE(back.ethLinks.size() == 2);
+  CHECK(back.ethLinks[0].busyCycles == 3);
+  // Cut short: an error, never a read past the end.
+  WireReader cut(std::span<const uint8_t>(w.bytes.data(), w.bytes.size() / 2));
+  CHECK_THROWS_AS(readChipResult(cut), std::runtime_error);
+
+  EthSetup s;
+  s.receivers.push_back(EthReceiverInfo{StreamName{1, 0, 9, 10}, StreamName{0, 6, 9, 9}, 2, kTile, 0});
+  s.senders.push_back(EthSenderInfo{StreamName{0, 6, 9, 9}, StreamName{1, 0, 9, 10}, 8, EthEndpoint{1, 0}, kTile});
+  WireWriter ws;
+  writeEthSetup(ws, s);
+  WireReader rs(ws.bytes);
+  const EthSetup s2 = readEthSetup(rs);
+  CHECK(rs.done());
+  REQUIRE(s2.receivers.size() == 1);
+  REQUIRE(s2.senders.size() == 1);
+  CHECK(s2.receivers[0].sender == s.receivers[0].sender);
+  CHECK(s2.receivers[0].slots == 2);
+  CHECK(s2.senders[0].peer == EthEndpoint{1, 0});
+  CHECK(s2.senders[0].chan == 8);
+}
+
+TEST_CASE("cluster transport: chips spread over 2 and 3 ranks give the bytes and cycles of one process",
+          "[simchip][cluster]") {
+  Cluster one(wormhole(), line(3, true));
+  buildBothWays(one);
+  const ClusterRunResult alone = runCluster(one, 1);
+  REQUIRE(alone.stop == ChipStop::Done);
+  CHECK(alone.links.size() == 3);
+  for (int ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    std::vector<std::unique_ptr<Cluster>> clusters;
+    const std::vector<ClusterRunResult> results = runSpread(ranks, buildBothWays, clusters);
+    for (const ClusterRunResult& r : results) {
+      CHECK(r.stop == ChipStop::Done);
+      CHECK(r.cycles == alone.cycles);
+      CHECK(r.message == alone.message);
+      CHECK(reportBytes(r) == reportBytes(alone));
+    }
+    // The sinks hold the tiles on the rank that ran their chip (chip c on rank c mod K).
+    Cluster& chip2 = *clusters[size_t(2 % ranks)];
+    Cluster& chip1 = *clusters[size_t(1 % ranks)];
+    for (uint32_t t = 0; t < 9; ++t) CHECK(isPattern(slotOn(chip2.chip(2), {1, 1}, kBuf1, t), 10 + t));
+    for (uint32_t t = 0; t < 7; ++t) CHECK(isPattern(slotOn(chip1.chip(1), {3, 3}, kBuf1, t), 200 + t));
+    // Rank 0 holds chip 1 (loaded by the test on every rank) but never ran it: its sink there is empty.
+    CHECK_FALSE(isPattern(slotOn(clusters[0]->chip(1), {3, 3}, kBuf1, 0), 200));
+  }
+}
+
+TEST_CASE("cluster transport: a hang over ranks is the same report on every rank", "[simchip][cluster][hang]") {
+  auto build = [](Cluster& cl) {
+    cl.beginEpoch();
+    buildChain(cl, 0, 1, 6, 1, 2, 2);  // 6 tiles into 2 + 2 slots: 4 cross, then nothing moves
+  };
+  Cluster one(wormhole(), line(3, true));
+  build(one);
+  const ClusterRunResult alone = runCluster(one, 1, 4);
+  REQUIRE(alone.stop == ChipStop::Hang);
+  std::vector<std::unique_ptr<Cluster>> clusters;
+  for (const ClusterRunResult& r : runSpread(2, build, clusters, 4)) {
+    CHECK(r.stop == ChipStop::Hang);
+    CHECK(r.message == alone.message);
+    CHECK(r.waitingStreams == alone.waitingStreams);
+    CHECK(reportBytes(r) == reportBytes(alone));
+  }
+}
+
+TEST_CASE("cluster transport: shareMemory copies a chip's DRAM from its rank to the others", "[simchip][cluster]") {
+  Hub hub(2);
+  std::vector<std::unique_ptr<Cluster>> clusters;
+  std::vector<std::unique_ptr<HubTransport>> nets;
+  for (int r = 0; r < 2; ++r) {
+    clusters.push_back(std::make_unique<Cluster>(wormhole(), line(2)));
+    nets.push_back(std::make_unique<HubTransport>(hub, r));
+    clusters.back()->setTransport(nets.back().get());
+  }
+  // Each rank writes its own chip (chip r on rank r); the other copies stay zero.
+  const std::vector<uint8_t> a = patternTile(1, 100), b = patternTile(2, 64);
+  REQUIRE(clusters[0]->chip(0).dram().write(3, 0x1000, a));
+  REQUIRE(clusters[1]->chip(1).hostMemory().write(0, 0x2000, b));
+  const std::vector<Cluster::MemoryRegion> regions{{0, false, 3, 0x1000, a.size()}, {1, true, 0, 0x2000, b.size()}};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) threads.emplace_back([&, r] { clusters[size_t(r)]->shareMemory(regions); });
+  for (std::thread& t : threads) t.join();
+  for (int r = 0; r < 2; ++r) {
+    std::vector<uint8_t> x(a.size()), y(b.size());
+    REQUIRE(clusters[size_t(r)]->chip(0).dram().read(3, 0x1000, x));
+    REQUIRE(clusters[size_t(r)]->chip(1).hostMemory().read(0, 0x2000, y));
+    CHECK(x == a);
+    CHECK(y == b);
+  }
+}
+
+TEST_CASE("cluster transport: a handshake fault names the core as its chip's rank knows it", "[simchip][cluster][fault]") {
+  // Chip 0's relay sends to a stream chip 1 never configures. Each rank loads
+  // only its own chips, as the loader does: rank 1 has no core on chip 0.
+  auto build = [](Cluster& cl) {
+    cl.beginEpoch();
+    const CoreCoord w{1, 1};
+    if (cl.isLocal(0)) {
+      loadChipBlob(cl.chip(0), w, {streamAt(w, 24, {packerToRemote(2, kBuf0, 2, {cname(0, kEth8, kOut)})})});
+      loadChipBlob(cl.chip(0), kEth8, {streamAt(kEth8, kOut, {relay(2, kEthBuf, 2, {cname(0, w, 24)}, {cname(1, kEth0, kIn)})})});
+      prePushOn(cl.chip(0), w, 16, kBuf0, 2, {1, 2});
+    }
+    if (cl.isLocal(1)) loadChipBlob(cl.chip(1), w, {streamAt(w, 8, {remoteToKernel(2, kBuf1, 2, {cname(1, kEth0, kIn)})})});
+  };
+  Cluster one(wormhole(), line(2));
+  build(one);
+  const ClusterRunResult alone = runCluster(one, 1);
+  REQUIRE(alone.stop == ChipStop::Fault);
+  CHECK(alone.faultCore == "eth8@9-6");
+  std::vector<std::unique_ptr<Cluster>> clusters;
+  const std::vector<ClusterRunResult> results = runSpread(2, build, clusters, 16, line(2));
+  REQUIRE(clusters[1]->chip(0).findCore(kEth8) == nullptr);
+  for (const ClusterRunResult& r : results) {
+    CHECK(r.stop == ChipStop::Fault);
+    CHECK(r.faultCore == "eth8@9-6");
+    CHECK(r.message == alone.message);
+    CHECK(reportBytes(r) == reportBytes(alone));
+  }
 }
