@@ -10,6 +10,7 @@
 #include "hlk/config.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
+#include "pipe/pcie.hpp"
 #include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
 
@@ -504,8 +505,10 @@ private:
           list.push_back(SourceTile{prod->cells[static_cast<size_t>(loc.coreR * prod->blocking.gridC + loc.coreC)], loc.index});
         }
       }
-    // Producer buffers on another chip: read their replica on this one.
-    if (!onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc)) return;
+    // Producer buffers on another chip: read their replica on this one
+    // (without ethernet: queues through the PCIe core, pcie.hpp).
+    if (!pcieReads(sh_, bufs_, lists, chipOfOp(op)) && !onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc))
+      return;
     const std::vector<uint32_t>& dests = opInputs_.at(&op)[input];
     if (ethernet) {
       // One pipe into each core's input relay, then its chain.
@@ -659,6 +662,9 @@ private:
       fail("pipe-unsupported", q.inputTmsLoc, "queue " + quote(q.name) + ": input_tms on an untilized output");
       return;
     }
+    // Without ethernet the op's own cores write through their PCIe core (pcie.hpp).
+    const PcieWrite pcie = chipOf(q) != chipOfOp(op) ? pcieQueueWrite(sh_, q) : PcieWrite::None;
+    const uint32_t writerChip = pcie == PcieWrite::None ? chipOf(q) : chipOfOp(op);
     for (int64_t r = 0; r < qb.gridR; ++r)
       for (int64_t c = 0; c < qb.gridC; ++c) {
         PendingPipe p;
@@ -680,7 +686,7 @@ private:
           for (const formats::TileCoord& tc : formats::coreTileOrder(qb, r, c)) {
             const TileSource src = map->source(TileRef{tc.t, tc.rt, tc.ct});
             if (src.padding) {
-              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op, chipOf(q)), 0});
+              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op, writerChip), 0});
               continue;
             }
             const TileLocation loc = locateTile(ob, src.tile);
@@ -690,7 +696,7 @@ private:
           }
         }
         std::string src;
-        if (chipOf(q) != chipOfOp(op)) {
+        if (chipOf(q) != chipOfOp(op) && pcie == PcieWrite::None) {
           // Written from the op's replicas on the queue's chip.
           std::vector<std::vector<SourceTile>> lists{std::move(p.tiles)};
           if (!onChip(lists, chipOf(q), op, -1, q.loc, q.name)) return;
@@ -712,6 +718,7 @@ private:
           src = chipPrefix(op);
           for (size_t i = 0; i < cs.size() && i < 4; ++i) src += (i ? " " : "") + coreText(cs[i]);
           if (cs.size() > 4) src += " .. " + coreText(cs.back()) + " (" + std::to_string(cs.size()) + " cores)";
+          if (pcie != PcieWrite::None) src += " through its PCIe core";
         }
         p.comment = "Queue: " + q.name + ", input 0, " + cellText(r, c) + ", from op " + op.name + " " + src;
         pending_.push_back(std::move(p));
@@ -1006,6 +1013,7 @@ private:
         p.outputPaddingList.assign(pp.slots.size(), 0);
       }
       const bool mcast = pp.multicast();
+      p.mmioPipe = isMmioPipe(bufs_, pp);
       if (pp.toDram) {
         p.incomingNocId = 0;
         p.outgoingNocId = 0;
