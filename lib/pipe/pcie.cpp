@@ -26,6 +26,15 @@ bool pcieReads(const Shared& sh, const std::vector<Buf>& bufs, const std::vector
   return true;
 }
 
+std::optional<uint32_t> pcieUnreachable(const Shared& sh, const std::vector<Buf>& bufs,
+                                        const std::vector<std::vector<SourceTile>>& lists, uint32_t chip) {
+  if (!sh.target.device->ethCores.empty()) return std::nullopt;
+  for (const auto& list : lists)
+    for (const SourceTile& t : list)
+      if (bufs[t.source].place == Buf::Place::Core && bufs[t.source].doc.chipId != chip) return t.source;
+  return std::nullopt;
+}
+
 bool isMmioPipe(const std::vector<Buf>& bufs, const PendingPipe& p) {
   std::set<uint32_t> cores, dram;
   auto add = [&](uint32_t h) {

@@ -5,6 +5,8 @@
 #pragma once
 #include "pipe/builder_internal.hpp"
 
+#include <optional>
+
 namespace tessera::pipe::build {
 
 enum class PcieWrite {
@@ -23,6 +25,11 @@ PcieWrite pcieQueueWrite(const Shared& sh, const netlist::Queue& q);
 // has no path through the host yet.
 bool pcieReads(const Shared& sh, const std::vector<Buf>& bufs, const std::vector<std::vector<SourceTile>>& lists,
                uint32_t chip);
+
+// Without ethernet: the first source of `lists` that is an op's buffer on
+// another chip than `chip` (no path through the host yet), if any.
+std::optional<uint32_t> pcieUnreachable(const Shared& sh, const std::vector<Buf>& bufs,
+                                        const std::vector<std::vector<SourceTile>>& lists, uint32_t chip);
 
 // Whether a pipe reads or writes another chip's DRAM through the PCIe core
 // of its cores' chip (pipegen.yaml `mmio_pipe: 1`).
