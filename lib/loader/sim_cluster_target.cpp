@@ -149,8 +149,35 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
                          support::hexLiteral(buf.address) + " is outside " + (isHost(q) ? "host memory" : "DRAM"));
   };
 
+  // A DRAM queue read by an op on another chip without ethernet: that chip
+  // reads it through its PCIe core, from its peer window (sim/dram.hpp), which
+  // gets a copy (docs/cluster.md, "Through the host").
+  auto peerBuffers = [&](const netlist::Queue& q, ChipId through) {
+    std::vector<sim::QueueBufferLoc> bufs = buffersOf(q);
+    for (auto& b : bufs) {
+      const auto ch = sim::peerWindowChannel(chipIdOf(q), b.channel);
+      if (!ch)
+        throw fail("sim-unsupported", q.loc,
+                   "queue " + quote(q.name) + " on chip " + std::to_string(chipIdOf(q)) + " channel " +
+                       std::to_string(b.channel) + " is outside chip " + std::to_string(through) + "'s PCIe peer window");
+      b.channel = *ch;
+    }
+    return bufs;
+  };
+  auto peerReaders = [&](const netlist::Queue& q) {
+    std::vector<std::pair<sim::Dram*, std::vector<sim::QueueBufferLoc>>> copies;
+    if (isHost(q) || !soc_.ethCores.empty()) return copies;
+    std::set<ChipId> chips;
+    for (const auto& [name, at] : opsByName)
+      for (const auto& in : at.op->inputs)
+        if (in.name == q.name && chipIdOf(at.io->graph()) != chipIdOf(q)) chips.insert(chipIdOf(at.io->graph()));
+    for (ChipId c : chips) copies.emplace_back(&cluster_->chip(c).hostMemory(), peerBuffers(q, c));
+    return copies;
+  };
+
   // Inputs, as on one chip (sim_target.cpp), into the queue's memories.
   for (const auto& [q, io] : read) {
+    const auto peers = peerReaders(*q);
     auto bufs = buffersOf(*q);
     formats::Blocking b = formats::blockingOf(*q);
     const int64_t n = io->inputCount();
@@ -167,6 +194,9 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
         for (sim::Dram* mem : memoriesOf(*q))
           if (!sim::writeTensorEntry(*mem, bufs, static_cast<uint32_t>(slot), e, 0, b, q->df.value, error))
             throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
+        for (const auto& [mem, pb] : peers)
+          if (!sim::writeTensorEntry(*mem, pb, static_cast<uint32_t>(slot), e, 0, b, q->df.value, error))
+            throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
         if (check) stored.push_back(e);
       } else if (check && e.data != stored[static_cast<size_t>(slot)].data) {
         throw fail("sim-unsupported", q->loc,
@@ -176,8 +206,35 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
       }
     }
     setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay);
+    for (const auto& [mem, pb] : peers) {
+      sim::QueueHeader h;
+      h.rdStay = stay ? 1 : 0;
+      h.wrPtr = static_cast<uint32_t>(slots);
+      h.slots = static_cast<uint32_t>(q->entries.value);
+      for (const auto& buf : pb) sim::writeQueueHeader(*mem, buf.channel, buf.address, h);
+    }
   }
   for (const auto& [q, io] : written) setHeaders(*q, buffersOf(*q), 0, false);
+  // A DRAM queue written from another chip without ethernet goes through the
+  // writer's PCIe core into its peer window (sim/dram.hpp; docs/cluster.md,
+  // "Through the host"): its headers there, and nothing of the launch may
+  // read it (the window holds what the writer sent, not the queue's chip's DRAM).
+  std::map<std::string, std::pair<ChipId, std::vector<sim::QueueBufferLoc>>> peerWritten;
+  for (const auto& [q, io] : written) {
+    const ChipId writer = chipIdOf(io->graph());
+    if (isHost(*q) || writer == chipIdOf(*q) || !soc_.ethCores.empty()) continue;
+    std::vector<sim::QueueBufferLoc> bufs = peerBuffers(*q, writer);
+    for (const auto& [name, at] : opsByName)
+      for (const auto& in : at.op->inputs)
+        if (in.name == q->name)
+          throw fail("sim-unsupported", in.loc,
+                     "op " + quote(name) + " reads queue " + quote(q->name) + ", which chip " + std::to_string(writer) +
+                         " writes through PCIe in the same epoch");
+    sim::QueueHeader h;
+    h.slots = static_cast<uint32_t>(q->entries.value);
+    for (const auto& b : bufs) sim::writeQueueHeader(cluster_->chip(writer).hostMemory(), b.channel, b.address, h);
+    peerWritten.emplace(q->name, std::make_pair(writer, std::move(bufs)));
+  }
   for (const auto& [q, io] : written) {
     if (!gradients.count(q->name)) continue;
     std::string error;
@@ -319,11 +376,13 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
 
   // Outputs: every slot the device wrote, to the producing graph's EpochIo.
   for (const auto& [q, io] : written) {
-    auto bufs = buffersOf(*q);
+    auto peer = peerWritten.find(q->name);
+    auto bufs = peer != peerWritten.end() ? peer->second.second : buffersOf(*q);
     formats::Blocking b = formats::blockingOf(*q);
-    // Host queues: the window of the chip that wrote them.
+    // Host queues, and DRAM queues written through PCIe: the window of the chip that wrote them.
     const ChipId producerChip = chipIdOf(io->graph());
-    sim::Dram& mem = isHost(*q) ? cluster_->chip(producerChip).hostMemory() : *memoriesOf(*q).front();
+    sim::Dram& mem = isHost(*q) || peer != peerWritten.end() ? cluster_->chip(producerChip).hostMemory()
+                                                             : *memoriesOf(*q).front();
     const uint32_t entries = static_cast<uint32_t>(q->entries.value);
     const bool ram = q->type.value == netlist::IoType::Ram;
     uint32_t count = 0;

@@ -10,6 +10,7 @@
 #include "hlk/config.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
+#include "pipe/pcie.hpp"
 #include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
 
@@ -88,7 +89,7 @@ public:
       auto it = opsByName_.find(q.input.value);
       if (it != opsByName_.end()) buildQueueWrite(q, *it->second);
     }
-    if (!chains_.unrouted()) checkUnconsumed(); // an output whose chain has no route was not read: no second error
+    if (!chains_.unrouted() && !pcieUnreached_) checkUnconsumed(); // an output whose chain has no route was not read: no second error
     if (!ok_) return false;
     timeMultiplex();
     finish();
@@ -106,6 +107,7 @@ private:
   const Graph& graph_; // the epoch's first graph (graph_name; the input count of all)
   int64_t inputCount_;
   bool ok_ = true;
+  bool pcieUnreached_ = false; // an op read on another chip without ethernet was reported (pcie.hpp)
   std::vector<const Op*> ops_; // every op of the epoch's graphs, netlist order
   std::map<std::string, const Op*> opsByName_;
   std::map<const Op*, uint32_t> opChip_;
@@ -504,8 +506,21 @@ private:
           list.push_back(SourceTile{prod->cells[static_cast<size_t>(loc.coreR * prod->blocking.gridC + loc.coreC)], loc.index});
         }
       }
-    // Producer buffers on another chip: read their replica on this one.
-    if (!onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc)) return;
+    // Producer buffers on another chip: read their replica on this one
+    // (without ethernet: queues through the PCIe core, pcie.hpp).
+    if (auto far = pcieUnreachable(sh_, bufs_, lists, chipOfOp(op))) {
+      fail("pipe-unsupported", in.loc,
+           "op " + quote(op.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chipOfOp(op)) +
+               " reads op " + quote(bufs_[*far].doc.mdOpName) + " on chip " + std::to_string(bufs_[*far].doc.chipId) +
+               ": " + quote(sh_.target.device->name) +
+               " has no ethernet cores, and net2pipe moves only queues between its chips (through their PCIe cores)",
+           {"BUDA streams an op's tiles to another grayskull chip through PCIe within the epoch; Tessera does not yet "
+            "(docs/cluster.md \"Through the host\")"});
+      pcieUnreached_ = true;
+      return;
+    }
+    if (!pcieReads(sh_, bufs_, lists, chipOfOp(op)) && !onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc))
+      return;
     const std::vector<uint32_t>& dests = opInputs_.at(&op)[input];
     if (ethernet) {
       // One pipe into each core's input relay, then its chain.
@@ -659,6 +674,9 @@ private:
       fail("pipe-unsupported", q.inputTmsLoc, "queue " + quote(q.name) + ": input_tms on an untilized output");
       return;
     }
+    // Without ethernet the op's own cores write through their PCIe core (pcie.hpp).
+    const PcieWrite pcie = chipOf(q) != chipOfOp(op) ? pcieQueueWrite(sh_, q) : PcieWrite::None;
+    const uint32_t writerChip = pcie == PcieWrite::None ? chipOf(q) : chipOfOp(op);
     for (int64_t r = 0; r < qb.gridR; ++r)
       for (int64_t c = 0; c < qb.gridC; ++c) {
         PendingPipe p;
@@ -680,7 +698,7 @@ private:
           for (const formats::TileCoord& tc : formats::coreTileOrder(qb, r, c)) {
             const TileSource src = map->source(TileRef{tc.t, tc.rt, tc.ct});
             if (src.padding) {
-              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op, chipOf(q)), 0});
+              p.tiles.push_back(SourceTile{paddingBuffer(op.outDf.value, src.padValue, op, writerChip), 0});
               continue;
             }
             const TileLocation loc = locateTile(ob, src.tile);
@@ -690,7 +708,7 @@ private:
           }
         }
         std::string src;
-        if (chipOf(q) != chipOfOp(op)) {
+        if (chipOf(q) != chipOfOp(op) && pcie == PcieWrite::None) {
           // Written from the op's replicas on the queue's chip.
           std::vector<std::vector<SourceTile>> lists{std::move(p.tiles)};
           if (!onChip(lists, chipOf(q), op, -1, q.loc, q.name)) return;
@@ -712,6 +730,7 @@ private:
           src = chipPrefix(op);
           for (size_t i = 0; i < cs.size() && i < 4; ++i) src += (i ? " " : "") + coreText(cs[i]);
           if (cs.size() > 4) src += " .. " + coreText(cs.back()) + " (" + std::to_string(cs.size()) + " cores)";
+          if (pcie != PcieWrite::None) src += " through its PCIe core";
         }
         p.comment = "Queue: " + q.name + ", input 0, " + cellText(r, c) + ", from op " + op.name + " " + src;
         pending_.push_back(std::move(p));
@@ -1006,6 +1025,7 @@ private:
         p.outputPaddingList.assign(pp.slots.size(), 0);
       }
       const bool mcast = pp.multicast();
+      p.mmioPipe = isMmioPipe(bufs_, pp);
       if (pp.toDram) {
         p.incomingNocId = 0;
         p.outgoingNocId = 0;

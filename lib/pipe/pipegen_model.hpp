@@ -143,6 +143,11 @@ struct Pipe {
   std::vector<uint32_t> dramPipeTotalReaders;      // dram_pipe_total_readers
   std::vector<uint32_t> dramPipeReaderIndex;       // dram_pipe_reader_index
   std::vector<uint32_t> outputPaddingList;         // output_padding_list
+  // mmio_pipe (BUDA's field): the pipe crosses chips through PCIe, not
+  // ethernet (chips without ethernet, grayskull): its inputs are on one chip,
+  // its outputs DRAM buffers of another, written through the writer's PCIe
+  // core (docs/cluster.md, "Through the host").
+  bool mmioPipe = false;
   std::vector<ExtraField> extra;
 };
 

@@ -206,6 +206,7 @@ void writePipe(std::string& s, const Pipe& p) {
     w.passthrough("dram_pipe_fork_index", "0");
   }
   if (!p.outputPaddingList.empty()) w.put("output_padding_list", list(p.outputPaddingList));
+  if (p.mmioPipe) w.put("mmio_pipe", "1");
   w.rest();
 }
 

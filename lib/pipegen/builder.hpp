@@ -171,6 +171,11 @@ private:
   // ethernet.cpp: buffers on ethernet cores and the chains through them.
   bool classifyEthernetBuffer(size_t bi);
   bool checkPipeChips(Plan& plan);
+  // pcie.cpp: pipes crossing chips through PCIe (host memory, mmio_pipe).
+  // A pipe whose core buffers are on one chip and whose other buffers are
+  // host memory or (mmio_pipe) other chips' DRAM: true; nullopt: the
+  // ethernet rules apply; false: reported.
+  std::optional<bool> checkPcieChips(const Plan& plan, const std::set<uint32_t>& ins, const std::set<uint32_t>& outs);
   bool foldEthernetChains();
   bool expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const std::vector<uint32_t>& after, size_t plan,
                    size_t depth, std::vector<Chunk>& out);
@@ -217,7 +222,10 @@ private:
   int newExtraStream(size_t plan, StreamRole role, const std::vector<std::pair<uint32_t, uint32_t>>& cores,
                      uint32_t chip, uint32_t tileSize, uint32_t format);
   uint32_t formatOf(const Buffer& b) const;
-  uint64_t dramAddr(const Buffer& b) const;
+  // The NOC address of DRAM buffer `b` for a stream on `chip` (another
+  // chip's DRAM: through the PCIe core's peer window, pcie.cpp).
+  uint64_t dramAddr(const Buffer& b, uint32_t chip) const;
+  uint64_t dramAddr(const Buffer& b) const { return dramAddr(b, b.chipId); }
   void addItem(int stream, size_t t) {
     transfers_[t].pos.push_back({stream, streams_[stream].items.size()});
     streams_[stream].items.push_back(t);

@@ -131,6 +131,7 @@ bool Builder::checkPipeChips(Plan& plan) {
   std::set<uint32_t> chips = inChips;
   chips.insert(outChips.begin(), outChips.end());
   if (chips.size() <= 1) return true;
+  if (auto through = checkPcieChips(plan, ins, outs)) return *through;
   auto list = [](const std::set<uint32_t>& s) {
     std::string t;
     for (uint32_t c : s) t += (t.empty() ? "" : ", ") + std::to_string(c);

@@ -108,6 +108,13 @@ uint64_t dramNocAddress(int x, int y, uint64_t addr);
 constexpr uint32_t kHostChannels = 4;
 constexpr uint64_t kHostChannelBytes = uint64_t{1} << 30;
 
+// Another chip's DRAM through the writer's PCIe core (an mmio_pipe, chips
+// without ethernet: docs/cluster.md, "Through the host"): Tessera's window
+// encoding puts the peer above the NOC coordinates,
+//   ((1 + chip) << 52) | (chan << 48) | dramNocAddress(pcie.x, pcie.y, addr)
+// (chip < 4095, chan < 16; the simulator decodes it, lib/sim/dram.hpp).
+uint64_t peerDramNocAddress(int pcieX, int pcieY, uint32_t chip, uint32_t chan, uint64_t addr);
+
 // The tool: flags in, exit code out (0 written, 1 invalid input or resource
 // error or write failure, 2 usage error).
 struct PipegenOptions {

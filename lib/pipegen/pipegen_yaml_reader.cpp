@@ -499,6 +499,11 @@ void Reader::parsePipe(const std::string& key, const yaml::Node& keyNode, const 
     } else if (f == "dram_pipe_total_readers") good = u32List(v, f, p.dramPipeTotalReaders);
     else if (f == "dram_pipe_reader_index") good = u32List(v, f, p.dramPipeReaderIndex);
     else if (f == "output_padding_list") good = u32List(v, f, p.outputPaddingList);
+    else if (f == "mmio_pipe") {
+      uint32_t flag = 0;
+      good = u32(v, f, flag);
+      p.mmioPipe = flag != 0;
+    }
     else {
       if (!kBudaPipeExtras.count(f))
         diags_.warning("unknown-field", at(kv.first),

@@ -64,10 +64,14 @@ uint32_t Builder::formatOf(const Buffer& b) const {
   return 0;
 }
 
-uint64_t Builder::dramAddr(const Buffer& b) const {
+uint64_t Builder::dramAddr(const Buffer& b, uint32_t chip) const {
   if (b.isPadding) {
     auto it = paddingAddr_.find(b.uniqid);
     return it == paddingAddr_.end() ? 0 : it->second;
+  }
+  if (!b.dramIoFlagIsRemote && b.chipId != chip && !soc_.pcie.empty()) {  // another chip's DRAM (pcie.cpp)
+    const CoreCoord p = soc_.pcie.front();
+    return peerDramNocAddress(p.x, p.y, b.chipId, b.dramChan, b.dramAddr);
   }
   if (b.dramIoFlagIsRemote) {  // host memory through the PCIe core (checked in classifyBuffers)
     const CoreCoord p = soc_.pcie.empty() ? CoreCoord{0, 0} : soc_.pcie.front();
@@ -1228,7 +1232,7 @@ bool Builder::emitPhases(Generated& out) {
           ph.dramInput = true;
           const Buffer& d = B(static_cast<size_t>(t.dramIn));
           const BufInfo& din = info_[static_cast<size_t>(t.dramIn)];
-          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramBufNocAddr = dramAddr(d, s.name.chip);
           ph.dramRam = din.ramLike || din.padding;
           dramBuf = t.dramIn;
           if (din.padding) {
@@ -1250,7 +1254,7 @@ bool Builder::emitPhases(Generated& out) {
         } else {
           ph.dramOutput = true;
           const Buffer& d = B(static_cast<size_t>(t.dramOut));
-          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramBufNocAddr = dramAddr(d, s.name.chip);
           ph.dramRam = info_[static_cast<size_t>(t.dramOut)].ramLike;
           dramBuf = t.dramOut;
         }
@@ -1269,7 +1273,7 @@ bool Builder::emitPhases(Generated& out) {
           dramBuf = static_cast<int>(plans_[t.destPlan[k]].groups[0][0]);
           ph.dramOutput = true;
           const Buffer& d = B(static_cast<size_t>(dramBuf));
-          ph.dramBufNocAddr = dramAddr(d);
+          ph.dramBufNocAddr = dramAddr(d, s.name.chip);
           ph.dramRam = info_[static_cast<size_t>(dramBuf)].ramLike;
           ph.outgoingDataNoc = rp.outgoingNocId;
           ph.vc = rp.outgoingVc;
@@ -1382,7 +1386,7 @@ bool Builder::emitPhases(Generated& out) {
       blob::DramIo io;
       io.name = name;
       io.index = static_cast<uint32_t>(idx);
-      io.dramBufNocAddr = dramAddr(d);
+      io.dramBufNocAddr = dramAddr(d, name.chip);
       io.dramBufSizeQSlots = in.padding ? 1 : std::max<uint32_t>(1, d.qSlots);
       io.dramBufSizeTiles = in.padding ? 1 : static_cast<uint32_t>(in.period);
       uint64_t bytes = satMul(satMul(io.dramBufSizeQSlots, in.period), d.tileSize);

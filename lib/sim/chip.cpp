@@ -57,7 +57,7 @@ struct Chip::Worker {
 Chip::Chip(const SocDescriptor& soc) : Chip(soc, DataMovementModel::forArch(soc.arch)) {}
 
 Chip::Chip(const SocDescriptor& soc, const DataMovementModel& model)
-    : soc_(soc), model_(model), dram_(soc_), host_(kHostChannels, kHostChannelBytes),
+    : soc_(soc), model_(model), dram_(soc_), host_(kHostMemoryChannels, kHostChannelBytes),
       engine_(std::make_unique<StreamEngine>(soc_, dram_, model_, &host_)) {
   workers_.resize(static_cast<size_t>(std::max(1, soc_.gridX)) * static_cast<size_t>(std::max(1, soc_.gridY)));
 }

@@ -129,9 +129,17 @@ uint32_t queueOccupancy(uint32_t rd, uint32_t wr, uint32_t slots) {
 }
 
 std::optional<DramLocation> decodeDramNocAddress(const SocDescriptor& soc, uint64_t nocAddr) {
-  const uint32_t xy = static_cast<uint32_t>(nocAddr >> 32);
+  const uint32_t xy = static_cast<uint32_t>(nocAddr >> 32) & 0xFFFF;
   const int x = static_cast<int>(xy & 0x3F), y = static_cast<int>((xy >> 6) & 0x3F);
   if ((xy >> 12) != 0) return std::nullopt;
+  if (const uint64_t peer = nocAddr >> 48; peer != 0) {  // another chip's DRAM through the PCIe core
+    if ((peer >> 4) == 0) return std::nullopt;
+    const auto ch = peerWindowChannel(static_cast<uint32_t>((peer >> 4) - 1), static_cast<uint32_t>(peer & 0xF));
+    if (!ch) return std::nullopt;
+    for (const CoreCoord& c : soc.pcie)
+      if (c.x == x && c.y == y) return DramLocation{*ch, nocAddr & 0xFFFFFFFFull, c, true};
+    return std::nullopt;
+  }
   for (size_t ch = 0; ch < soc.dramChannels.size(); ++ch)
     for (const CoreCoord& c : soc.dramChannels[ch])
       if (c.x == x && c.y == y) return DramLocation{static_cast<uint32_t>(ch), nocAddr & 0xFFFFFFFFull, c};
@@ -141,6 +149,11 @@ std::optional<DramLocation> decodeDramNocAddress(const SocDescriptor& soc, uint6
       return DramLocation{static_cast<uint32_t>(a / kHostChannelBytes), a % kHostChannelBytes, c, true};
     }
   return std::nullopt;
+}
+
+std::optional<uint32_t> peerWindowChannel(uint32_t chip, uint32_t channel) {
+  if (chip >= kPeerWindowChips || channel >= kPeerWindowChannelsPerChip) return std::nullopt;
+  return kHostChannels + chip * kPeerWindowChannelsPerChip + channel;
 }
 
 std::optional<uint64_t> hostNocAddress(const SocDescriptor& soc, uint32_t channel, uint64_t address) {

@@ -93,6 +93,21 @@ uint32_t wrapPointer(uint64_t ptr, uint32_t slots);  // into [0, 2E)
 constexpr uint32_t kHostChannels = 4;
 constexpr uint64_t kHostChannelBytes = uint64_t{1} << 30;
 
+// Other chips' DRAM through the PCIe core (chips without ethernet, grayskull:
+// docs/cluster.md, "Through the host"). A chip's streams write another chip's
+// DRAM queue through their PCIe core; pipegen marks the address with the
+// peer above the NOC coordinates:
+//   ((1 + chip) << 52) | (channel << 48) | ((pcie.y << 6 | pcie.x) << 32) | addr
+// The simulator keeps what a chip writes there in its host-memory Dram, at
+// channel peerWindowChannel(chip, channel) (chips do not touch each other's
+// state: the loader moves those entries to the runtime after the epoch, as
+// for host queues). Timed as host memory: the PCIe link.
+constexpr uint32_t kPeerWindowChips = 256;        // grayskull's largest default cluster
+constexpr uint32_t kPeerWindowChannelsPerChip = 8;
+constexpr uint32_t kHostMemoryChannels = kHostChannels + kPeerWindowChips * kPeerWindowChannelsPerChip;
+// Nullopt when the chip or channel is outside the window.
+std::optional<uint32_t> peerWindowChannel(uint32_t chip, uint32_t channel);
+
 // Where a stream's dram_buf_noc_addr points: the DRAM channel whose NOC core
 // (any subchannel) sits at NOC coordinate bits [43:32] (x in [37:32], y in
 // [43:38], BUDA's NOC_XY_ADDR) and the byte address in that channel; or, when
@@ -102,7 +117,7 @@ struct DramLocation {
   uint32_t channel = 0;
   uint64_t address = 0;
   CoreCoord core;     // the channel's NOC core (the PCIe core for host memory)
-  bool host = false;  // host memory through PCIe, not device DRAM
+  bool host = false;  // host memory through PCIe, not device DRAM (peer windows too)
 };
 std::optional<DramLocation> decodeDramNocAddress(const SocDescriptor& soc, uint64_t nocAddr);
 // The inverse, with subchannel 0's core.
