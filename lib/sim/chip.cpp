@@ -94,7 +94,7 @@ Chip::Worker* Chip::worker(CoreCoord noc) {
     }
     w->core = std::make_unique<TensixCore>(cfg);
     if (!ethChan) {
-      w->cop = std::make_unique<Coprocessor>(w->core->l1());
+      w->cop = std::make_unique<Coprocessor>(w->core->l1(), copCycleModelFor(soc_.arch));
       w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
       w->core->setCoprocessor(w->port.get());
     }
