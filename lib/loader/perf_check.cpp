@@ -130,6 +130,10 @@ std::string PerfChecker::report(bool& passed) const {
       out += "perf-check " + netlist::quote(c.name) + ": host-side metrics only (backend-samples-per-second): not measured by the simulator\n";
       continue;
     }
+    if (c.graph.empty()) {
+      out += "perf-check " + netlist::quote(c.name) + ": names no graph (graph-name): not checked\n";
+      continue;
+    }
     std::vector<const Run*> runs;
     for (const Run& r : runs_)
       if (r.graph == c.graph) runs.push_back(&r);
@@ -178,6 +182,7 @@ std::string PerfChecker::report(bool& passed) const {
           const std::string noTimeline = "no per-input timeline for this core";
           const netlist::Op* op = findOp(nl_, r.graph, ci->op);
           auto perInput = [&](auto value) {
+            if (c.targetInputs.empty()) line(m, ci->name, std::nullopt, "no target-inputs");
             for (int64_t i : c.targetInputs) {
               const std::string what = ci->name + " input " + std::to_string(i);
               if (static_cast<size_t>(i) >= n) {

@@ -161,12 +161,8 @@ private:
       err(c.loc, where + ": no metric to check (tensors-per-second, cycles-per-tensor, math-utilization, ...)");
       return std::nullopt;
     }
-    bool hostOnly = true;
-    for (const PerfMetric& m : c.metrics) hostOnly &= m.kind == PerfMetricKind::BackendSamplesPerSecond;
-    if (!hostOnly && (c.graph.empty() || c.program.empty())) {
-      err(c.loc, where + ": needs 'graph-name' and 'program-name' (the epochs it checks)");
-      return std::nullopt;
-    }
+    // Without graph-name the check matches no epoch (BUDA matches it against
+    // every epoch's graph and program names): kept, and reported unchecked.
     return c;
   }
 
@@ -263,13 +259,6 @@ void validatePerfCheck(const Netlist& nl, DiagnosticEngine& diags) {
         for (const Op& o : graph->ops) found |= o.name == op;
         if (!found) diags.error("perf-check", loc, where + ": target op " + quote(op) + " is not an op of graph " + quote(c.graph));
       }
-    bool coreLevel = false;
-    for (const PerfMetric& m : c.metrics)
-      coreLevel |= !perfMetricIsGraphLevel(m.kind) && m.kind != PerfMetricKind::BackendSamplesPerSecond;
-    if (coreLevel && c.targetOps.empty() && c.targetCores.empty())
-      diags.warning("perf-check", c.loc, where + ": core-level metrics without 'target-ops' or 'target-cores' check no core");
-    if (coreLevel && c.targetInputs.empty())
-      diags.warning("perf-check", c.loc, where + ": core-level metrics without 'target-inputs' check no input");
   }
 }
 
