@@ -7,6 +7,7 @@
 #include "loader/artifact_build.hpp"
 #include "loader/golden_target.hpp"
 #include "loader/host_io.hpp"
+#include "loader/perf_check.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
 #include "sim/cluster_transport.hpp"
@@ -310,6 +311,10 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     err << kTool << ": error: --perf-report needs the simulated chip (--target sim)\n";
     return 2;
   }
+  if (opts.target != "sim" && opts.perfCheck) {
+    err << kTool << ": error: --perf-check needs the simulated chip (--target sim)\n";
+    return 2;
+  }
   if (opts.target != "sim" && !opts.buildDir.empty()) {
     err << kTool << ": error: --build-dir is only used by --target sim\n";
     return 2;
@@ -519,15 +524,18 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   std::unique_ptr<SimTarget> simTarget;
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
+  PerfChecker perfCheck(nl, arch);
   if (artifacts) {
     // A cluster of several chips runs on sim::Cluster (-j threads); one chip as before.
     simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), *cluster,
                                             opts.threads ? opts.threads : defaultJobs());
     simTarget->setTransport(net);
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
-    if (!opts.perfReport.empty() || opts.profile) {
+    simTarget->recordTimeline = opts.perfCheck;
+    if (!opts.perfReport.empty() || opts.profile || opts.perfCheck) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
-        perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+        if (!opts.perfReport.empty() || opts.profile) perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+        if (opts.perfCheck) perfCheck.add(e.id, e.graph, r);
       };
       simTarget->onClusterEpoch = [&](const SimEpochInfo& e, const sim::ClusterRunResult& r) {
         perf.addCluster(e.id, e.graph, r, static_cast<int>(device.workers.size()));
@@ -645,6 +653,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       return 1;
     }
     out << "perf report -> " << opts.perfReport << "\n";
+  }
+  if (simTarget && opts.perfCheck) {
+    bool perfPassed = true;
+    out << perfCheck.report(perfPassed);
+    failed |= !perfPassed;
   }
   if (opts.profile && simTarget) {
     char rate[96];

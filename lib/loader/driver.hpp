@@ -32,6 +32,7 @@ struct LoaderOptions {
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
   bool trace = false;                  // one line per execute on stdout
   bool profile = false;
+  bool perfCheck = false;              // sim: the netlist's performance-check targets, PASS/FAIL (perf_check.hpp)
   std::string perfReport;              // sim: write the performance report JSON here (and print its table)
   bool progress = false;               // a progress line per execute on stderr (always shown on a terminal after 1 s)                // time per op type, matmul GFLOP/s (stdout)
   unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once

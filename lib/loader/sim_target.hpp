@@ -86,6 +86,8 @@ public:
   sim::BinariesCounters binariesCounters() const; // every chip's, added up
   // Optional: one line per epoch run (loader --trace).
   std::function<void(const std::string&)> trace;
+  // Record every kernel core's per-input timeline (loader --perf-check; one chip only).
+  bool recordTimeline = false;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
   // Several chips: every launch that completed, with every chip's report.

@@ -1,6 +1,7 @@
 // The typed netlist model. Every element keeps the 1-based source position of
 // its key (and of the fields validators point at) so diagnostics can show a caret.
 #pragma once
+#include "netlist/perf_check.hpp"
 #include "netlist/enums.hpp"
 #include "support/source.hpp"
 
@@ -310,7 +311,8 @@ struct Netlist {
   std::vector<FusedOp> fusedOps;
   std::vector<Program> programs;
   std::optional<TestConfig> testConfig;
-  std::optional<ExtraField> performanceCheck;
+  std::optional<ExtraField> performanceCheck;  // as written (--emit-json)
+  std::optional<PerfCheck> perfCheck;         // typed (netlist/perf_check.hpp)
   std::vector<ExtraField> extra; // unknown top-level sections
 };
 

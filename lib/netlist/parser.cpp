@@ -247,6 +247,7 @@ std::optional<Netlist> Parser::run(const yaml::Node& root) {
       parseTestConfig(k, v, nl);
     } else if (key == "performance-check") {
       nl.performanceCheck = extraField(key, k, v);
+      nl.perfCheck = parsePerfCheck(k, v, d_);
     } else {
       // Backends may add their own sections (netlist spec, "Optional Sections"): keep them.
       nl.extra.push_back(extraField(key, k, v));

@@ -862,6 +862,7 @@ private:
 
 void validateNetlist(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags) {
   Validator(netlist, target, diags).run();
+  validatePerfCheck(netlist, diags);
 }
 
 } // namespace tessera::netlist

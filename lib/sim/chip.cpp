@@ -94,7 +94,7 @@ Chip::Worker* Chip::worker(CoreCoord noc) {
     }
     w->core = std::make_unique<TensixCore>(cfg);
     if (!ethChan) {
-      w->cop = std::make_unique<Coprocessor>(w->core->l1());
+      w->cop = std::make_unique<Coprocessor>(w->core->l1(), copCycleModelFor(soc_.arch));
       w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
       w->core->setCoprocessor(w->port.get());
     }
@@ -219,6 +219,7 @@ void Chip::reportCores(CoreStop snapshotStop) {
     rep.harts = u.kernel && u.finished ? u.harts : u.core->snapshot(snapshotStop);
     rep.cycles = std::max(u.kernel ? rep.harts.cycles : 0, engine_->lastActivity(u.noc));
     if (const Coprocessor* cop = coprocessor(u.noc)) rep.cop = cop->counters();
+    if (run_->options.recordTimeline) rep.timeline = u.core->timeline();
     result.cycles = std::max(result.cycles, rep.cycles);
     result.cores.push_back(std::move(rep));
   }
@@ -231,6 +232,7 @@ bool Chip::startRun(const ChipRunOptions& options) {
   run_ = std::make_unique<Run>();
   run_->options = options;
   run_->result.chip = id_;
+  run_->result.inputCount = options.epoch.inputCount;
   ChipRunResult& result = run_->result;
   const uint64_t slice = run_->slice = std::max<uint64_t>(1, options.sliceCycles);
   std::vector<Run::Used>& used = run_->used;
@@ -278,6 +280,7 @@ bool Chip::startRun(const ChipRunOptions& options) {
         u.streams = static_cast<uint32_t>(b->streams.size());
       }
       core.writeEpochInfo(options.epoch);
+      core.setRecordTimeline(options.recordTimeline && u.kernel);
       if (options.afterFirmware) options.afterFirmware(u.noc, core);
       u.finished = !u.kernel;
       if (auto it = options.startCycles.find(u.noc); it != options.startCycles.end() && u.kernel) {

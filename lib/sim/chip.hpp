@@ -47,6 +47,8 @@ struct ChipRunOptions {
   // Cores whose harts start late: the cycle their binaries arrived from DRAM
   // (epoch commands, sim::runEpoch), rounded up to a slice. Others start at 0.
   std::map<CoreCoord, uint64_t> startCycles;
+  // Record every kernel core's per-input timeline (CoreEpochReport::timeline; loader --perf-check).
+  bool recordTimeline = false;
 };
 
 enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };
@@ -61,6 +63,7 @@ struct CoreEpochReport {
   uint64_t cycles = 0;        // last cycle its harts or its streams were busy
   CoreRunResult harts;        // the harts' result (Done) or snapshot (other stops)
   CopCounters cop;            // the coprocessor's unit activity this epoch (the performance report)
+  CoreTimeline timeline;      // ChipRunOptions::recordTimeline only
 };
 
 struct ChipRunResult {
@@ -70,6 +73,7 @@ struct ChipRunResult {
   uint64_t prologueCycles = 0;   // DRAM time of the firmware's prologue loads (before cycle 0)
   uint64_t binariesCycles = 0;   // the last core's binaries arrival (epoch commands; 0 when loaded directly)
   uint64_t binariesReadBytes = 0; // binaries the firmware read from the cores' caches in DRAM
+  uint32_t inputCount = 0;       // the epoch info's input count (inputs each kernel processed)
   std::string faultCategory;     // Fault: the hart's or stream engine's category, or "bad-blob", "load"
   std::string faultCore;         // Fault: the core's name
   std::vector<CoreEpochReport> cores;  // used cores, by NOC (y, then x)

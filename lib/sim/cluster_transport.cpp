@@ -24,8 +24,9 @@ void pod(WireReader& r, T& v) {
 // one of them must be added here too (the sizes catch it at compile time).
 static_assert(sizeof(HartReport) == 80, "HartReport changed: update writeHart/readHart (cluster_transport.cpp)");
 static_assert(sizeof(CoreRunResult) == 360, "CoreRunResult changed: update writeCore/readCore (cluster_transport.cpp)");
-static_assert(sizeof(CoreEpochReport) == 560, "CoreEpochReport changed: update writeChipResult/readChipResult");
-static_assert(sizeof(ChipRunResult) == 288, "ChipRunResult changed: update writeChipResult/readChipResult");
+static_assert(sizeof(CoreEpochReport) == 624, "CoreEpochReport changed: update writeChipResult/readChipResult");
+static_assert(sizeof(ChipRunResult) == 296, "ChipRunResult changed: update writeChipResult/readChipResult");
+static_assert(sizeof(CoreTimeline) == 64, "CoreTimeline changed: update writeTimeline/readTimeline");
 
 void writeHart(WireWriter& w, const HartReport& h) {
   pod(w, h.thread);
@@ -126,6 +127,34 @@ std::string WireReader::str() {
   return s;
 }
 
+void writeTimelineEvents(WireWriter& w, const std::vector<TimelineEvent>& events) {
+  w.u64(events.size());
+  for (const TimelineEvent& e : events) pod(w, e);
+}
+
+std::vector<TimelineEvent> readTimelineEvents(WireReader& in) {
+  std::vector<TimelineEvent> events(in.u64());
+  for (TimelineEvent& e : events) pod(in, e);
+  return events;
+}
+
+void writeTimeline(WireWriter& w, const CoreTimeline& t) {
+  w.u8(t.firstUnpack.has_value());
+  w.u64(t.firstUnpack.value_or(0));
+  writeTimelineEvents(w, t.outputPushes);
+  writeTimelineEvents(w, t.input0Pops);
+}
+
+CoreTimeline readTimeline(WireReader& in) {
+  CoreTimeline t;
+  const bool hasFirst = in.u8() != 0;
+  const uint64_t first = in.u64();
+  if (hasFirst) t.firstUnpack = first;
+  t.outputPushes = readTimelineEvents(in);
+  t.input0Pops = readTimelineEvents(in);
+  return t;
+}
+
 void writeChipResult(WireWriter& w, const ChipRunResult& r) {
   w.u32(r.chip);
   pod(w, r.stop);
@@ -133,6 +162,7 @@ void writeChipResult(WireWriter& w, const ChipRunResult& r) {
   w.u64(r.prologueCycles);
   w.u64(r.binariesCycles);
   w.u64(r.binariesReadBytes);
+  w.u32(r.inputCount);
   w.str(r.faultCategory);
   w.str(r.faultCore);
   w.u64(r.cores.size());
@@ -145,6 +175,7 @@ void writeChipResult(WireWriter& w, const ChipRunResult& r) {
     w.u64(c.cycles);
     writeCore(w, c.harts);
     pod(w, c.cop);
+    writeTimeline(w, c.timeline);
   }
   w.u64(r.waitingStreams.size());
   for (const std::string& s : r.waitingStreams) w.str(s);
@@ -162,6 +193,7 @@ ChipRunResult readChipResult(WireReader& in) {
   r.prologueCycles = in.u64();
   r.binariesCycles = in.u64();
   r.binariesReadBytes = in.u64();
+  r.inputCount = in.u32();
   r.faultCategory = in.str();
   r.faultCore = in.str();
   const uint64_t cores = in.u64();
@@ -175,6 +207,7 @@ ChipRunResult readChipResult(WireReader& in) {
     c.cycles = in.u64();
     readCore(in, c.harts);
     pod(in, c.cop);
+    c.timeline = readTimeline(in);
     r.cores.push_back(std::move(c));
   }
   const uint64_t waiting = in.u64();

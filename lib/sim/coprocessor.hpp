@@ -31,6 +31,7 @@
 //
 // Not thread safe: the core model calls it from one host thread.
 #pragma once
+#include "device/arch.hpp"
 #include "device/device_contract.h"
 
 #include <array>
@@ -105,6 +106,11 @@ struct CopCycleModel {
   uint32_t packOverhead = 8;        // per PACK, plus ceil(bytes written / l1BytesPerCycle)
   uint32_t untilizeRowOverhead = 1; // PACK untilize: per row written
 };
+
+// The model the simulated chip uses for `arch`: these defaults calibrated to
+// public figures (lib/sim/cop_cycle_model.cpp; docs/device-model.md,
+// "Calibration"). The defaults stay the single-core harness's (tensix-run).
+CopCycleModel copCycleModelFor(Arch arch);
 
 // Per-unit activity, for the performance report.
 struct CopUnitCounters {

@@ -15,6 +15,7 @@ public:
   // Completed instructions of every unit: a stalled push changes none of them.
   uint64_t progress() const override;
   std::string waitReason(Thread thread) const override;
+  uint64_t mathBusyCycles() const override { return cop_.counters().math.cycles; }
 
 private:
   Coprocessor& cop_;

@@ -340,7 +340,12 @@ MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
     if (!cop_) return MmioResult::deviceFault(kNoCoprocessor);
     const PortResult r = cop_->push(t, v, hart.cycles());
     switch (r.kind) {
-    case PortResult::Kind::Accepted: ++tr.mmioWrites; return MmioResult::ok(0, r.cycles);
+    case PortResult::Kind::Accepted:
+      ++tr.mmioWrites;
+      // An UNPACK's opcode word (its argument word, an L1 address, has a zero top byte).
+      if (recordTimeline_ && t == c::kUnpackThread && !timeline_.firstUnpack && (v >> 24) == 0x10)
+        timeline_.firstUnpack = hart.cycles();
+      return MmioResult::ok(0, r.cycles);
     case PortResult::Kind::Stall: return MmioResult::stall();
     case PortResult::Kind::Fault: return MmioResult::deviceFault(r.faultCode);
     }
@@ -352,6 +357,13 @@ MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
     case c::kTilesReceived: received_[o] += v; break;
     case c::kTilesAcked: acked_[o] += v; break;
     default: return MmioResult::accessFault();  // capacity is read-only
+    }
+    if (recordTimeline_ && v != 0) {
+      const uint64_t math = cop_ ? cop_->mathBusyCycles() : 0;
+      if (o == c::kFirstOutputOperand && t == c::kPackThread && (a - c::kTileCounterBase) % c::kTileCounterStride == c::kTilesReceived)
+        timeline_.outputPushes.push_back({hart.cycles(), received_[o], math});
+      if (o == 0 && t == c::kUnpackThread && (a - c::kTileCounterBase) % c::kTileCounterStride == c::kTilesAcked)
+        timeline_.input0Pops.push_back({hart.cycles(), acked_[o], math});
     }
     ++version_;
     ++tr.mmioWrites;
@@ -609,6 +621,7 @@ void TensixCore::resetForEpoch() {
   loaded_.fill(false);
   for (HartTrack& tr : track_) tr = HartTrack{};
   for (std::string& d : debug_) d.clear();
+  timeline_ = CoreTimeline{};
   for (auto& h : harts_) h->reset(0);
   now_ = 0;
   ++version_;

@@ -89,6 +89,23 @@ public:
   // What `thread`'s stalled push waits for, for hang reports, e.g.
   // "srcA has no free bank (math has not consumed it)".
   virtual std::string waitReason(Thread thread) const = 0;
+  // Cycles the math unit (FPU and SFPU) was busy so far this epoch (the
+  // per-input timeline of loader --perf-check); 0 when not known.
+  virtual uint64_t mathBusyCycles() const { return 0; }
+};
+
+// Per-input timing, recorded only when asked (TensixCore::setRecordTimeline;
+// loader --perf-check): each event is a hart's cycle with the operand's tile
+// count so far and the math unit's busy cycles so far.
+struct TimelineEvent {
+  uint64_t cycle = 0;
+  uint64_t tiles = 0;
+  uint64_t mathBusy = 0;
+};
+struct CoreTimeline {
+  std::optional<uint64_t> firstUnpack;      // the unpack thread's first UNPACK instruction
+  std::vector<TimelineEvent> outputPushes;  // pack pushes to output operand 16
+  std::vector<TimelineEvent> input0Pops;    // unpack pops of input operand 0
 };
 
 // ---------------------------------------------------------------------------
@@ -231,6 +248,10 @@ public:
   // After loading, before the first step: the harts start at `cycle` (the
   // firmware was reading their binaries from DRAM until then).
   void startAt(uint64_t cycle);
+  // Records the per-input timeline this epoch (kept across resetForEpoch's
+  // clearing of the events; off by default: it costs memory per tile).
+  void setRecordTimeline(bool on) { recordTimeline_ = on; }
+  const CoreTimeline& timeline() const { return timeline_; }
 
 private:
   class Mmio;
@@ -258,6 +279,8 @@ private:
   CoreRunResult finish(CoreStop stop, std::optional<CoreFault> fault = std::nullopt);
 
   CoreConfig config_;
+  bool recordTimeline_ = false;
+  CoreTimeline timeline_;
   std::vector<uint8_t> l1_;
   std::array<std::vector<uint8_t>, contract::kThreadCount> local_;
   std::unique_ptr<Mmio> mmio_;

@@ -58,6 +58,9 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
                  "sim: print the performance report (cycles per epoch and op, bottleneck, utilisation) and write it "
                  "as JSON to this file (schemas/perf-report.schema.json)")
       ->type_name("<file>");
+  app.add_flag("--perf-check", opts.perfCheck,
+               "sim: measure the netlist's performance-check targets and print each beside its expected value, "
+               "PASS/FAIL by its rtol (a FAIL fails the run)");
   app.add_flag("--profile", opts.profile, "golden: print time per op type and matmul GFLOP/s; sim: epochs run and simulated cycles");
   app.add_option("--max-errors", opts.maxErrors, "Stop printing after this many errors (0: no limit; default 20)")
       ->check(CLI::Range(0, 1000000));
