@@ -4,6 +4,7 @@
 // cluster's route; an ethernet_datacopy is such a chain per core.
 #include "pipe/relays.hpp"
 
+#include "device/device_contract.h"
 #include "netlist/text.hpp"
 
 #include <set>
@@ -15,7 +16,7 @@ using namespace netlist;
 
 RelayChains::RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount,
                          FailFn fail)
-    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)), links_(sh.cluster) {}
+    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)), links_(sh.cluster, sh.out.limits.ethL1DataBytes, contract::kEthStreamsPerCore) {}
 
 // Where a buffer sits, for comments and messages.
 std::string RelayChains::where(uint32_t h) const {
@@ -81,6 +82,7 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.untilizedOutputRDim = like.untilizedOutputRDim;
   d.untilizedOutputCDim = like.untilizedOutputCDim;
   d.untilizedOutputZDim = like.untilizedOutputZDim;
+  links_.place(at, d.tileSize);
   bufs_.push_back(std::move(b));
   const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
   bufs_[h].doc.comment += " at " + where(h);
@@ -149,7 +151,7 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
                                            const std::function<std::optional<uint32_t>(uint32_t)>& known,
                                            const std::function<void(uint32_t, uint32_t)>& made) {
   const uint32_t from = like.chipId;
-  const std::vector<ChipId> route = sh_.cluster.route(from, chip);
+  const std::vector<ChipId> route = links_.route(from, chip, like.tileSize);
   // Who the chain is for: an op input, or a queue the op writes.
   const std::string reader = queue.empty() ? "op " + forOp.name + " input " + std::to_string(input) : "queue " + queue;
   const std::string what = source + " for " + reader;
@@ -167,7 +169,7 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
       cur = *k;
       continue;
     }
-    const auto hop = links_.hop(route[i], route[i + 1]);
+    const auto hop = links_.hop(route[i], route[i + 1], like.tileSize);
     if (!hop) return std::nullopt; // route() only steps over links
     const std::string role = "Relay of " + what + " (" + routeText(route) + "), ";
     auto tx = ethBuffer(like, granule, hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);

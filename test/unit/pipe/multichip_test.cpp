@@ -580,3 +580,42 @@ TEST_CASE("many chains over a route of four hops", "[pipe][multichip]") {
   CHECK(relays == 8 * 4 * 2);
   checkEltwiseInput(*c, y, "b", 0);
 }
+
+TEST_CASE("chains go around a link whose ethernet cores are full", "[pipe][multichip]") {
+  // A square of four chips, one link per side: 0.8 - 1.0, 2.8 - 3.0,
+  // 0.14 - 2.6, 1.14 - 3.6. a (chip 0, 5x6 cores of one Float32 tile) is
+  // read core by core by b on chip 1: 30 chains. The 0 - 1 link's cores
+  // take 23 relays of 4128 bytes (23 x 4128 = 94944 of 98304; a 24th would
+  // need 99072), so chains 24 to 30 take the fewest-hop route over links
+  // with room: 0 -> 2 -> 3 -> 1 (three ethernet pipes each).
+  ClusterDescriptor square;
+  square.name = "square";
+  square.chips[0] = ChipLocation{};
+  square.chips[1] = ChipLocation{1, 0, 0, 0};
+  square.chips[2] = ChipLocation{0, 1, 0, 0};
+  square.chips[3] = ChipLocation{1, 1, 0, 0};
+  square.links = {EthLink{{0, 8}, {1, 0}, {}}, EthLink{{0, 14}, {2, 6}, {}}, EthLink{{1, 14}, {3, 6}, {}},
+                  EthLink{{2, 8}, {3, 0}, {}}};
+  square.mmio = {0};
+  const std::string f32 = "in_df: [Float32], acc_df: Float32, out_df: Float32, intermed_df: Float32, math_fidelity: HiFi4";
+  auto q = [](const std::string& name, const std::string& input, int chip) {
+    return "  " + name + ": {type: queue, input: " + input +
+           ", entries: 2, grid_size: [1, 1], t: 1, mblock: [5, 6], ublock: [1, 1], df: Float32, target_device: " +
+           std::to_string(chip) + ", loc: dram, dram: [[0, 0x30000000]]}\n";
+  };
+  auto c = compile(netlistText(q("in", "HOST", 0) + q("out", "b", 1),
+                               graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [5, 6], inputs: [in], " + f32 +
+                                                  ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n") +
+                                   graph("g1", 1, "    b: {type: datacopy, grid_loc: [0, 0], grid_size: [5, 6], inputs: [a], " + f32 +
+                                                      ", t: 1, mblock: [1, 1], ublock: [1, 1]}\n"),
+                               {"g0", "g1"}),
+                   4, square);
+  requireOk(*c);
+  const PipegenYaml& y = c->comp.epochs.at(0).yaml;
+  checkPipesPerChip(*c, y);
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, int> perLink;
+  for (const EthPipe& p : ethernetPipes(y)) ++perLink[{p.fromChip, p.fromChan, p.toChip, p.toChan}];
+  CHECK(perLink == std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, int>{
+                       {{0, 8, 1, 0}, 23}, {{0, 14, 2, 6}, 7}, {{2, 8, 3, 0}, 7}, {{3, 6, 1, 14}, 7}});
+  checkEltwiseInput(*c, y, "b", 0);
+}
