@@ -50,6 +50,9 @@ public:
   std::optional<std::vector<EthHop>> chain(ChipId from, ChipId to, std::optional<uint32_t> firstChan = std::nullopt,
                                            std::optional<uint32_t> lastChan = std::nullopt);
 
+  // Whether the ethernet core at `at` still takes a relay of `tileBytes`.
+  bool hasRoom(EthEndpoint at, uint64_t tileBytes) const { return room(at, tileBytes); }
+
   // One hop between neighbours `from` and `to`: the next of their links in
   // turn, or when that one's ends are full the least used link that takes
   // a relay of `tileBytes` (0: in turn); nullopt when they have none.

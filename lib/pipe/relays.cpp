@@ -178,20 +178,61 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
     if (cur) {
       pending_.push_back(chainPipe(*cur, *tx, &forOp, input, what));
     } else { // the chain's first pipe: the tiles in order (a gather for a gathered chain)
+      // Its relay reads DRAM when they come from DRAM: on another ethernet
+      // core of the chip (relaying to the link's) when the link's has all
+      // its DRAM input streams.
+      uint32_t firstRelay = *tx;
+      if (std::any_of(first.begin(), first.end(), [&](const SourceTile& t) { return bufs_[t.source].place == Buf::Place::Dram; })) {
+        const EthEndpoint reader =
+            spareFor(hop->from, dramReaders_, sh_.out.limits.dramInputStreamsPerCore, like.tileSize);
+        ++dramReaders_[reader];
+        if (!(reader == hop->from)) {
+          auto r = ethBuffer(like, granule, reader, BufferType::Relay, &forOp, 3, role + "reading DRAM", loc);
+          if (!r) return std::nullopt;
+          firstRelay = *r;
+        }
+      }
       PendingPipe p;
       p.tiles = first;
-      p.outputs.push_back(*tx);
+      p.outputs.push_back(firstRelay);
       p.op = &forOp;
       p.input = input;
       p.comment = "Relay: " + what + ", " + (first.size() && first.front().source != first.back().source ? "gathered on " : "") +
-                  where(first.front().source) + " to " + where(*tx);
+                  where(first.front().source) + " to " + where(firstRelay);
       pending_.push_back(std::move(p));
+      if (firstRelay != *tx) pending_.push_back(chainPipe(firstRelay, *tx, &forOp, input, what));
     }
     pending_.push_back(chainPipe(*tx, *rx, &forOp, input, what));
-    made(route[i + 1], *rx);
     cur = *rx;
+    // The last relay of a chain into a queue writes its DRAM: when its core
+    // has all its DRAM output streams, one more on-chip step to another
+    // ethernet core of the chip (with room; linked or not) writes instead.
+    if (!queue.empty() && i + 2 == route.size()) {
+      const EthEndpoint end{chip, *bufs_[*rx].doc.ethernetChan};
+      const EthEndpoint writer = spareFor(end, dramWriters_, sh_.out.limits.dramOutputStreamsPerCore, like.tileSize);
+      if (!(writer == end)) {
+        auto w = ethBuffer(like, granule, writer, BufferType::Relay, &forOp, 3,
+                           "Relay of " + what + " (" + routeText(route) + "), writing DRAM", loc);
+        if (!w) return std::nullopt;
+        pending_.push_back(chainPipe(*rx, *w, &forOp, input, what));
+        cur = *w;
+      }
+      ++dramWriters_[writer];
+    }
+    made(route[i + 1], *cur);
   }
   return cur;
+}
+
+EthEndpoint RelayChains::spareFor(EthEndpoint at, std::map<EthEndpoint, uint32_t>& count, uint32_t limit,
+                                  uint64_t tileBytes) {
+  if (count[at] < limit) return at;
+  const uint32_t chans = static_cast<uint32_t>(sh_.target.device->ethCores.size());
+  for (uint32_t k = 0; k < chans; ++k) {
+    const EthEndpoint e{at.chip, k};
+    if (count[e] < limit && links_.hasRoom(e, tileBytes)) return e;
+  }
+  return at;
 }
 
 void RelayChains::noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what) {

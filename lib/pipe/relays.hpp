@@ -98,6 +98,12 @@ private:
   bool unrouted_ = false;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> relayed_; // (source buffer, chip) -> its replica there
   std::map<std::pair<std::vector<SourceTile>, uint32_t>, uint32_t> gathered_; // (tiles, chip) -> relay there
+  std::map<EthEndpoint, uint32_t> dramWriters_; // last relays of chains into queues, per ethernet core
+  std::map<EthEndpoint, uint32_t> dramReaders_; // first relays of chains from DRAM, per ethernet core
+  // An ethernet core of `chip` with room whose DRAM streams of one kind
+  // (`count`) are below `limit`: `at` itself when it is, else the first
+  // such channel; `at` when none.
+  EthEndpoint spareFor(EthEndpoint at, std::map<EthEndpoint, uint32_t>& count, uint32_t limit, uint64_t tileBytes);
 };
 
 } // namespace tessera::pipe::build
