@@ -16,7 +16,8 @@ using namespace netlist;
 
 RelayChains::RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount,
                          FailFn fail)
-    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)), links_(sh.cluster, sh.out.limits.ethL1DataBytes, contract::kEthStreamsPerCore) {}
+    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)),
+      links_(sh.cluster, sh.out.limits.ethL1DataBytes, contract::kEthStreamsPerCore) {}
 
 // Where a buffer sits, for comments and messages.
 std::string RelayChains::where(uint32_t h) const {
@@ -182,7 +183,8 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
       // core of the chip (relaying to the link's) when the link's has all
       // its DRAM input streams.
       uint32_t firstRelay = *tx;
-      if (std::any_of(first.begin(), first.end(), [&](const SourceTile& t) { return bufs_[t.source].place == Buf::Place::Dram; })) {
+      const auto fromDram = [&](const SourceTile& t) { return bufs_[t.source].place == Buf::Place::Dram; };
+      if (std::any_of(first.begin(), first.end(), fromDram)) {
         const EthEndpoint reader =
             spareFor(hop->from, dramReaders_, sh_.out.limits.dramInputStreamsPerCore, like.tileSize);
         ++dramReaders_[reader];

@@ -76,12 +76,13 @@ private:
   // gathered in that order on their chip: the chain built on first use.
   std::optional<uint32_t> gatherTo(const std::vector<SourceTile>& tiles, uint32_t chip, const netlist::Op& forOp,
                                    int input, SourceLoc loc, const std::string& queue);
-  // A chain from `first` (a pipe's tiles on chip `from`) to `chip`;
-  // `known(c)` is a relay on chip c already carrying them, `made(c, h)`
-  // records one.
+  // A chain carrying `first` (tiles of buffers on `like`'s chip, in order;
+  // `like` gives the relays' shape, `source` names it in comments) to
+  // `chip`; `known(c)` is a relay on chip c already carrying them,
+  // `made(c, h)` records one.
   std::optional<uint32_t> chain(const std::vector<SourceTile>& first, const Buffer& like, int64_t granule, uint32_t chip,
                                 const netlist::Op& forOp, int input, SourceLoc loc, const std::string& queue,
-                                const std::string& what, const std::function<std::optional<uint32_t>(uint32_t)>& known,
+                                const std::string& source, const std::function<std::optional<uint32_t>(uint32_t)>& known,
                                 const std::function<void(uint32_t, uint32_t)>& made);
   void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
   // Per tile of ethernet buffer `h`, the tile it carries from its chain's
