@@ -920,9 +920,12 @@ private:
       std::map<uint32_t, std::vector<int64_t>> orders;
       for (size_t slot = 0; slot < pending_[pi].slotCount(); ++slot) // each slot re-reads the list
         for (const SourceTile& t : pending_[pi].tiles)
-          if (bufs_[t.source].packer && !stats[t.source].inOrderOnce) orders[t.source].push_back(t.index);
+          if (bufs_[t.source].packer && !stats[t.source].inOrderOnce && !chains_.onEthernet(t.source))
+            orders[t.source].push_back(t.index);
       for (auto& [h, order] : orders) bufs_[h].window = std::max(bufs_[h].window, reorderWindow(order));
     }
+    // Relays are FIFOs: a chain's origin keeps its readers' windows.
+    if (multiChip()) chains_.originWindows(pending_);
     // Packers read out of order grow to their window; then every core's
     // buffers must fit its L1 (fitL1 shrinks them towards their minimum).
     for (Buf& b : bufs_) {
@@ -1165,8 +1168,8 @@ private:
     for (const PendingPipe& p : pending_) {
       std::set<uint32_t> srcs;
       for (const SourceTile& t : p.tiles) srcs.insert(t.source);
-      for (uint32_t h : srcs)
-        if (bufs_[h].packer) ++packerReaders[h];
+      for (uint32_t h : srcs) // (a relay has one stream, whatever its readers: pipegen's relay chains)
+        if (bufs_[h].packer && !chains_.onEthernet(h)) ++packerReaders[h];
       bool single = false;
       const uint32_t host = sendingCore(p, &single);
       const bool dramIn = std::any_of(srcs.begin(), srcs.end(), [&](uint32_t h) { return bufs_[h].place == Buf::Place::Dram; });
@@ -1214,9 +1217,11 @@ private:
              notes);
       }
       const uint32_t streams = static_cast<uint32_t>(u.buffers.size()) + u.forkStreams + u.relayStreams;
-      if (streams > lim.streamsPerCore)
+      const uint32_t streamLimit = eth ? contract::kEthStreamsPerCore : lim.streamsPerCore; // pipegen's
+      if (streams > streamLimit)
         fail("pipe-streams", loc,
-             who + ": needs " + std::to_string(streams) + " streams, a core has " + std::to_string(lim.streamsPerCore),
+             who + ": needs " + std::to_string(streams) + " streams, a" + (eth ? "n ethernet" : "") + " core has " +
+                 std::to_string(streamLimit),
              {std::to_string(u.buffers.size()) + " operand buffers, " + std::to_string(u.forkStreams) + " fork streams, " +
               std::to_string(u.relayStreams) + " multicast relay streams"});
       if (u.mcast > lim.mcastStreamsPerCore)

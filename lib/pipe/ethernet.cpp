@@ -30,13 +30,80 @@ std::optional<std::vector<EthHop>> LinkPlanner::chain(ChipId from, ChipId to, st
   return hops;
 }
 
-std::optional<EthHop> LinkPlanner::hop(ChipId from, ChipId to) {
+std::optional<EthHop> LinkPlanner::hop(ChipId from, ChipId to, uint64_t tileBytes) {
   const std::vector<EthLink> links = cluster_.linksBetween(from, to);
   if (links.empty()) return std::nullopt;
   size_t& n = next_[{std::min(from, to), std::max(from, to)}];
-  const EthLink& l = links[n % links.size()];
+  size_t pick = n % links.size();
   ++n;
+  if (tileBytes && !room(links[pick], tileBytes)) {
+    // The least used link with room (fewest relays on its busier end).
+    std::optional<size_t> best;
+    uint32_t bestLoad = 0;
+    for (size_t k = 0; k < links.size(); ++k) {
+      if (!room(links[k], tileBytes)) continue;
+      const uint32_t load = std::max(relaysAt(links[k].a), relaysAt(links[k].b));
+      if (!best || load < bestLoad) {
+        best = k;
+        bestLoad = load;
+      }
+    }
+    if (best) pick = *best;
+  }
+  const EthLink& l = links[pick];
+  // Oriented from `from` (linksBetween gives the ends in that order).
   return EthHop{l.a, l.b};
+}
+
+void LinkPlanner::place(EthEndpoint at, uint64_t tileBytes) {
+  Use& u = use_[at];
+  ++u.relays;
+  u.bytes += tileBytes;
+}
+
+bool LinkPlanner::room(EthEndpoint at, uint64_t tileBytes) const {
+  auto it = use_.find(at);
+  const Use u = it == use_.end() ? Use{} : it->second;
+  return (!ethStreams_ || u.relays + 1 <= ethStreams_) && (!ethL1_ || u.bytes + tileBytes <= ethL1_);
+}
+
+bool LinkPlanner::usable(ChipId u, ChipId v, uint64_t tileBytes) const {
+  for (const EthLink& l : cluster_.linksBetween(u, v))
+    if (room(l, tileBytes)) return true;
+  return false;
+}
+
+std::vector<ChipId> LinkPlanner::route(ChipId from, ChipId to, uint64_t tileBytes) const {
+  const std::vector<ChipId> direct = cluster_.route(from, to);
+  bool ok = !direct.empty();
+  for (size_t i = 0; ok && i + 1 < direct.size(); ++i) ok = usable(direct[i], direct[i + 1], tileBytes);
+  if (ok || direct.empty()) return direct;
+  // Breadth first over links with room, neighbours in id order.
+  std::map<ChipId, ChipId> parent{{from, from}};
+  std::vector<ChipId> frontier{from};
+  while (!frontier.empty() && !parent.count(to)) {
+    std::vector<ChipId> next;
+    for (ChipId u : frontier) {
+      std::vector<ChipId> nbrs;
+      for (const EthLink& l : cluster_.links) {
+        if (l.a.chip == u) nbrs.push_back(l.b.chip);
+        if (l.b.chip == u) nbrs.push_back(l.a.chip);
+      }
+      std::sort(nbrs.begin(), nbrs.end());
+      nbrs.erase(std::unique(nbrs.begin(), nbrs.end()), nbrs.end());
+      for (ChipId v : nbrs)
+        if (!parent.count(v) && usable(u, v, tileBytes)) {
+          parent[v] = u;
+          next.push_back(v);
+        }
+    }
+    frontier = std::move(next);
+  }
+  if (!parent.count(to)) return direct;
+  std::vector<ChipId> path{to};
+  while (path.back() != from) path.push_back(parent.at(path.back()));
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 std::string routeText(const std::vector<ChipId>& route) {

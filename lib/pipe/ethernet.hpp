@@ -23,7 +23,21 @@ struct EthHop {
 
 class LinkPlanner {
 public:
-  explicit LinkPlanner(const ClusterDescriptor& cluster) : cluster_(cluster) {}
+  // `ethL1` bytes for data and `ethStreams` streams per ethernet core: what
+  // decides whether a link's ends still take a relay (0: no limit).
+  explicit LinkPlanner(const ClusterDescriptor& cluster, uint64_t ethL1 = 0, uint32_t ethStreams = 0)
+      : cluster_(cluster), ethL1_(ethL1), ethStreams_(ethStreams) {}
+
+  // A relay of `tileBytes`-byte tiles placed on an ethernet core (it can
+  // shrink to one tile: that is what it is counted at).
+  void place(EthEndpoint at, uint64_t tileBytes);
+
+  // The chips a chain from `from` to `to` crosses: ClusterDescriptor::route
+  // while each of its hops has a link whose two ends still take a relay of
+  // `tileBytes`; else the fewest-hop route over such links (a detour around
+  // full ones: BUDA routes around busy links), neighbours in id order; else
+  // ClusterDescriptor::route (the resource checks then report the core).
+  std::vector<ChipId> route(ChipId from, ChipId to, uint64_t tileBytes) const;
 
   // The hops from chip `from` to chip `to` (empty when equal), nullopt when
   // the cluster has no route. `firstChan` pins the first hop to the link
@@ -36,12 +50,31 @@ public:
   std::optional<std::vector<EthHop>> chain(ChipId from, ChipId to, std::optional<uint32_t> firstChan = std::nullopt,
                                            std::optional<uint32_t> lastChan = std::nullopt);
 
+  // Whether the ethernet core at `at` still takes a relay of `tileBytes`.
+  bool hasRoom(EthEndpoint at, uint64_t tileBytes) const { return room(at, tileBytes); }
+
   // One hop between neighbours `from` and `to`: the next of their links in
-  // turn; nullopt when they have none.
-  std::optional<EthHop> hop(ChipId from, ChipId to);
+  // turn, or when that one's ends are full the least used link that takes
+  // a relay of `tileBytes` (0: in turn); nullopt when they have none.
+  std::optional<EthHop> hop(ChipId from, ChipId to, uint64_t tileBytes = 0);
 
 private:
+  struct Use {
+    uint32_t relays = 0;
+    uint64_t bytes = 0;
+  };
+  bool room(EthEndpoint at, uint64_t tileBytes) const;
+  bool room(const EthLink& l, uint64_t tileBytes) const { return room(l.a, tileBytes) && room(l.b, tileBytes); }
+  bool usable(ChipId u, ChipId v, uint64_t tileBytes) const;
+  uint32_t relaysAt(EthEndpoint at) const {
+    auto it = use_.find(at);
+    return it == use_.end() ? 0 : it->second.relays;
+  }
+
   const ClusterDescriptor& cluster_;
+  uint64_t ethL1_ = 0;
+  uint32_t ethStreams_ = 0;
+  std::map<EthEndpoint, Use> use_;
   std::map<std::pair<ChipId, ChipId>, size_t> next_; // round robin per unordered chip pair
 };
 

@@ -4,7 +4,10 @@
 // cluster's route; an ethernet_datacopy is such a chain per core.
 #include "pipe/relays.hpp"
 
+#include "device/device_contract.h"
 #include "netlist/text.hpp"
+
+#include <set>
 
 namespace tessera::pipe::build {
 
@@ -13,7 +16,8 @@ using namespace netlist;
 
 RelayChains::RelayChains(Shared& sh, std::vector<Buf>& bufs, std::vector<PendingPipe>& pending, int64_t inputCount,
                          FailFn fail)
-    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)), links_(sh.cluster) {}
+    : sh_(sh), bufs_(bufs), pending_(pending), inputCount_(inputCount), fail_(std::move(fail)),
+      links_(sh.cluster, sh.out.limits.ethL1DataBytes, contract::kEthStreamsPerCore) {}
 
 // Where a buffer sits, for comments and messages.
 std::string RelayChains::where(uint32_t h) const {
@@ -79,6 +83,7 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.untilizedOutputRDim = like.untilizedOutputRDim;
   d.untilizedOutputCDim = like.untilizedOutputCDim;
   d.untilizedOutputZDim = like.untilizedOutputZDim;
+  links_.place(at, d.tileSize);
   bufs_.push_back(std::move(b));
   const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
   bufs_[h].doc.comment += " at " + where(h);
@@ -111,38 +116,125 @@ int64_t RelayChains::granuleOf(uint32_t h) const {
 std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const Op& forOp, int input, SourceLoc loc,
                                              const std::string& queue) {
   if (auto it = relayed_.find({src, chip}); it != relayed_.end()) return it->second;
-  const uint32_t from = bufs_[src].doc.chipId;
-  const std::vector<ChipId> route = sh_.cluster.route(from, chip);
+  std::vector<SourceTile> all;
+  const int64_t tiles = bufs_[src].doc.tilesPerInput;
+  all.reserve(static_cast<size_t>(tiles));
+  for (int64_t k = 0; k < tiles; ++k) all.push_back(SourceTile{src, k});
+  const Buffer like = bufs_[src].doc; // a copy: ethBuffer grows bufs_
+  return chain(all, like, granuleOf(src), chip, forOp, input, loc, queue, bufs_[src].doc.mdOpName,
+               [&](uint32_t c) -> std::optional<uint32_t> {
+                 auto it = relayed_.find({src, c});
+                 return it == relayed_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+               },
+               [&](uint32_t c, uint32_t h) { relayed_.emplace(std::make_pair(src, c), h); });
+}
+
+// A consumer's tiles from several buffers of another chip, gathered there
+// in its order into one chain (as BUDA gathers a chip-to-chip pipe on the
+// producer's chip): one chain instead of one per buffer.
+std::optional<uint32_t> RelayChains::gatherTo(const std::vector<SourceTile>& tiles, uint32_t chip, const Op& forOp,
+                                              int input, SourceLoc loc, const std::string& queue) {
+  if (auto it = gathered_.find({tiles, chip}); it != gathered_.end()) return it->second;
+  Buffer like = bufs_[tiles.front().source].doc;
+  like.tilesPerInput = static_cast<uint32_t>(tiles.size());
+  return chain(tiles, like, granuleOf(tiles.front().source), chip, forOp, input, loc, queue,
+               like.mdOpName + " (gathered)",
+               [&](uint32_t c) -> std::optional<uint32_t> {
+                 auto it = gathered_.find({tiles, c});
+                 return it == gathered_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+               },
+               [&](uint32_t c, uint32_t h) { gathered_.emplace(std::make_pair(tiles, c), h); });
+}
+
+std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first, const Buffer& like, int64_t granule,
+                                           uint32_t chip, const Op& forOp, int input, SourceLoc loc,
+                                           const std::string& queue, const std::string& source,
+                                           const std::function<std::optional<uint32_t>(uint32_t)>& known,
+                                           const std::function<void(uint32_t, uint32_t)>& made) {
+  const uint32_t from = like.chipId;
+  const std::vector<ChipId> route = links_.route(from, chip, like.tileSize);
   // Who the chain is for: an op input, or a queue the op writes.
   const std::string reader = queue.empty() ? "op " + forOp.name + " input " + std::to_string(input) : "queue " + queue;
-  const std::string what = bufs_[src].doc.mdOpName + " for " + reader;
+  const std::string what = source + " for " + reader;
   if (route.empty()) {
     noRoute(from, chip, loc,
             queue.empty() ? "op " + quote(forOp.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chip) +
-                                " reads " + quote(bufs_[src].doc.mdOpName) + " on chip " + std::to_string(from)
+                                " reads " + quote(like.mdOpName) + " on chip " + std::to_string(from)
                           : "op " + quote(forOp.name) + " on chip " + std::to_string(from) + " writes queue " + quote(queue) +
                                 " on chip " + std::to_string(chip));
     return std::nullopt;
   }
-  uint32_t cur = src;
+  std::optional<uint32_t> cur;
   for (size_t i = 0; i + 1 < route.size(); ++i) {
-    if (auto it = relayed_.find({src, route[i + 1]}); it != relayed_.end()) {
-      cur = it->second;
+    if (auto k = known(route[i + 1])) {
+      cur = *k;
       continue;
     }
-    const auto hop = links_.hop(route[i], route[i + 1]);
+    const auto hop = links_.hop(route[i], route[i + 1], like.tileSize);
     if (!hop) return std::nullopt; // route() only steps over links
     const std::string role = "Relay of " + what + " (" + routeText(route) + "), ";
-    const Buffer like = bufs_[src].doc; // a copy: ethBuffer grows bufs_
-    auto tx = ethBuffer(like, granuleOf(src), hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
-    auto rx = ethBuffer(like, granuleOf(src), hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
+    auto tx = ethBuffer(like, granule, hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
+    auto rx = ethBuffer(like, granule, hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
     if (!tx || !rx) return std::nullopt;
-    pending_.push_back(chainPipe(cur, *tx, &forOp, input, what));
+    if (cur) {
+      pending_.push_back(chainPipe(*cur, *tx, &forOp, input, what));
+    } else { // the chain's first pipe: the tiles in order (a gather for a gathered chain)
+      // Its relay reads DRAM when they come from DRAM: on another ethernet
+      // core of the chip (relaying to the link's) when the link's has all
+      // its DRAM input streams.
+      uint32_t firstRelay = *tx;
+      const auto fromDram = [&](const SourceTile& t) { return bufs_[t.source].place == Buf::Place::Dram; };
+      if (std::any_of(first.begin(), first.end(), fromDram)) {
+        const EthEndpoint reader =
+            spareFor(hop->from, dramReaders_, sh_.out.limits.dramInputStreamsPerCore, like.tileSize);
+        ++dramReaders_[reader];
+        if (!(reader == hop->from)) {
+          auto r = ethBuffer(like, granule, reader, BufferType::Relay, &forOp, 3, role + "reading DRAM", loc);
+          if (!r) return std::nullopt;
+          firstRelay = *r;
+        }
+      }
+      PendingPipe p;
+      p.tiles = first;
+      p.outputs.push_back(firstRelay);
+      p.op = &forOp;
+      p.input = input;
+      p.comment = "Relay: " + what + ", " + (first.size() && first.front().source != first.back().source ? "gathered on " : "") +
+                  where(first.front().source) + " to " + where(firstRelay);
+      pending_.push_back(std::move(p));
+      if (firstRelay != *tx) pending_.push_back(chainPipe(firstRelay, *tx, &forOp, input, what));
+    }
     pending_.push_back(chainPipe(*tx, *rx, &forOp, input, what));
-    relayed_.emplace(std::make_pair(src, route[i + 1]), *rx);
     cur = *rx;
+    // The last relay of a chain into a queue writes its DRAM: when its core
+    // has all its DRAM output streams, one more on-chip step to another
+    // ethernet core of the chip (with room; linked or not) writes instead.
+    if (!queue.empty() && i + 2 == route.size()) {
+      const EthEndpoint end{chip, *bufs_[*rx].doc.ethernetChan};
+      const EthEndpoint writer = spareFor(end, dramWriters_, sh_.out.limits.dramOutputStreamsPerCore, like.tileSize);
+      if (!(writer == end)) {
+        auto w = ethBuffer(like, granule, writer, BufferType::Relay, &forOp, 3,
+                           "Relay of " + what + " (" + routeText(route) + "), writing DRAM", loc);
+        if (!w) return std::nullopt;
+        pending_.push_back(chainPipe(*rx, *w, &forOp, input, what));
+        cur = *w;
+      }
+      ++dramWriters_[writer];
+    }
+    made(route[i + 1], *cur);
   }
   return cur;
+}
+
+EthEndpoint RelayChains::spareFor(EthEndpoint at, std::map<EthEndpoint, uint32_t>& count, uint32_t limit,
+                                  uint64_t tileBytes) {
+  if (count[at] < limit) return at;
+  const uint32_t chans = static_cast<uint32_t>(sh_.target.device->ethCores.size());
+  for (uint32_t k = 0; k < chans; ++k) {
+    const EthEndpoint e{at.chip, k};
+    if (count[e] < limit && links_.hasRoom(e, tileBytes)) return e;
+  }
+  return at;
 }
 
 void RelayChains::noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what) {
@@ -163,14 +255,53 @@ void RelayChains::noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::
 }
 
 // Every source tile on another chip than `chip` (padding aside) is read
-// from its replica on `chip`.
+// from a relay on `chip`: the replica of its buffer, or, per source chip,
+// one gathered chain per distinct list when that makes fewer chains and
+// the buffers outnumber the first hop's links (a queue cell, written by
+// one stream, always gathers).
 bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t chip, const Op& op, int input, SourceLoc loc,
                          const std::string& queue) {
+  auto remote = [&](const SourceTile& t) {
+    const Buf& b = bufs_[t.source];
+    return b.place != Buf::Place::Padding && b.doc.chipId != chip;
+  };
+  // Per source chip: the buffers read, and each list's tiles from there.
+  std::map<uint32_t, std::set<uint32_t>> buffers;
+  std::map<uint32_t, std::set<std::vector<SourceTile>>> gathers;
+  for (const auto& list : lists) {
+    std::map<uint32_t, std::vector<SourceTile>> mine;
+    for (const SourceTile& t : list)
+      if (remote(t)) {
+        buffers[bufs_[t.source].doc.chipId].insert(t.source);
+        mine[bufs_[t.source].doc.chipId].push_back(t);
+      }
+    for (auto& [c, tiles] : mine) gathers[c].insert(std::move(tiles));
+  }
+  std::set<uint32_t> gather;
+  for (const auto& [c, bs] : buffers) {
+    // Replicas of a few buffers spread over the parallel links of the first
+    // hop; a gather puts all of a list on one.
+    const std::vector<ChipId> route = sh_.cluster.route(c, chip);
+    const size_t links = route.size() > 1 ? sh_.cluster.linksBetween(route[0], route[1]).size() : 0;
+    if (bs.size() > 1 && (!queue.empty() || (gathers[c].size() < bs.size() && bs.size() > links))) gather.insert(c);
+  }
   std::map<uint32_t, uint32_t> replica;
-  for (auto& list : lists)
+  for (auto& list : lists) {
+    std::map<uint32_t, std::vector<SourceTile>> mine;
+    for (const SourceTile& t : list)
+      if (remote(t) && gather.count(bufs_[t.source].doc.chipId)) mine[bufs_[t.source].doc.chipId].push_back(t);
+    std::map<uint32_t, std::pair<uint32_t, int64_t>> next; // source chip -> (its relay, next tile)
+    for (const auto& [c, tiles] : mine) {
+      auto r = gatherTo(tiles, chip, op, input, loc, queue);
+      if (!r) return false;
+      next[c] = {*r, 0};
+    }
     for (SourceTile& t : list) {
-      const Buf& b = bufs_[t.source];
-      if (b.place == Buf::Place::Padding || b.doc.chipId == chip) continue;
+      if (!remote(t)) continue;
+      if (auto g = next.find(bufs_[t.source].doc.chipId); g != next.end()) {
+        t = SourceTile{g->second.first, g->second.second++};
+        continue;
+      }
       auto it = replica.find(t.source);
       if (it == replica.end()) {
         auto r = relayTo(t.source, chip, op, input, loc, queue);
@@ -179,7 +310,57 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
       }
       t.source = it->second;
     }
+  }
   return true;
+}
+
+// Tile k of an ethernet buffer is tile k of the one pipe writing it (a
+// relay's pipe sends one period in one pass), followed back to a buffer
+// off the ethernet cores.
+const std::vector<SourceTile>& RelayChains::origins(uint32_t h, const std::map<uint32_t, const PendingPipe*>& writers,
+                                                    std::map<uint32_t, std::vector<SourceTile>>& memo, int depth) {
+  if (auto it = memo.find(h); it != memo.end()) return it->second;
+  std::vector<SourceTile> out;
+  const auto w = writers.find(h);
+  // (Chains are acyclic and short; the depth bound only guards the recursion.)
+  if (w != writers.end() && depth < 64 &&
+      static_cast<int64_t>(w->second->tiles.size()) == int64_t{bufs_[h].doc.tilesPerInput}) {
+    out.reserve(w->second->tiles.size());
+    for (const SourceTile& t : w->second->tiles) {
+      if (!onEthernet(t.source)) {
+        out.push_back(t);
+        continue;
+      }
+      const std::vector<SourceTile>& up = origins(t.source, writers, memo, depth + 1);
+      if (t.index < 0 || static_cast<size_t>(t.index) >= up.size()) {
+        out.clear();
+        break;
+      }
+      out.push_back(up[static_cast<size_t>(t.index)]);
+    }
+  }
+  return memo.emplace(h, std::move(out)).first->second;
+}
+
+void RelayChains::originWindows(const std::vector<PendingPipe>& pending) {
+  std::map<uint32_t, const PendingPipe*> writers;
+  for (const PendingPipe& p : pending)
+    if (p.outputs.size() == 1 && p.slots.empty() && onEthernet(p.outputs.front())) writers[p.outputs.front()] = &p;
+  std::map<uint32_t, std::vector<SourceTile>> memo;
+  for (const PendingPipe& p : pending) {
+    // Per (origin, last relay): the order this pipe reads the origin's tiles
+    // in through that chain (one lane of the origin per chain).
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> orders;
+    for (size_t slot = 0; slot < p.slotCount(); ++slot)
+      for (const SourceTile& t : p.tiles) {
+        if (!onEthernet(t.source)) continue;
+        const std::vector<SourceTile>& from = origins(t.source, writers, memo, 0);
+        if (t.index < 0 || static_cast<size_t>(t.index) >= from.size()) continue;
+        const SourceTile o = from[static_cast<size_t>(t.index)];
+        if (bufs_[o.source].packer && !onEthernet(o.source)) orders[{o.source, t.source}].push_back(o.index);
+      }
+    for (const auto& [key, order] : orders) bufs_[key.first].window = std::max(bufs_[key.first].window, reorderWindow(order));
+  }
 }
 
 

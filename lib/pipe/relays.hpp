@@ -48,6 +48,18 @@ public:
   // A pipe-no-route was reported (an unread output then is no second error).
   bool unrouted() const { return unrouted_; }
 
+  // A relay or ethernet_datacopy output: a buffer on an ethernet core.
+  bool onEthernet(uint32_t h) const { return bufs_[h].doc.ethernetChan.has_value(); }
+
+  // Reorder windows of chain origins. pipegen folds a read of a relay back
+  // through its chain to the buffer the chain starts from (docs/pipegen.md
+  // "Relay chains"): that buffer's stream sends the tiles in the reader's
+  // order and every relay is a FIFO. So a packer at the start of a chain
+  // keeps the window of each pipe that reads it through the chain, and the
+  // relays keep none (a DRAM origin needs none). Grows Buf::window of the
+  // origins read by `pending` (after time multiplexing: each slot re-reads).
+  void originWindows(const std::vector<PendingPipe>& pending);
+
 private:
   void fail(const std::string& rule, SourceLoc loc, const std::string& message,
             const std::vector<std::string>& notes = {}) {
@@ -60,7 +72,23 @@ private:
   int64_t granuleOf(uint32_t h) const;
   std::optional<uint32_t> relayTo(uint32_t src, uint32_t chip, const netlist::Op& forOp, int input, SourceLoc loc,
                                   const std::string& queue);
+  // The relay on `chip` that receives `tiles` (buffers of one other chip),
+  // gathered in that order on their chip: the chain built on first use.
+  std::optional<uint32_t> gatherTo(const std::vector<SourceTile>& tiles, uint32_t chip, const netlist::Op& forOp,
+                                   int input, SourceLoc loc, const std::string& queue);
+  // A chain carrying `first` (tiles of buffers on `like`'s chip, in order;
+  // `like` gives the relays' shape, `source` names it in comments) to
+  // `chip`; `known(c)` is a relay on chip c already carrying them,
+  // `made(c, h)` records one.
+  std::optional<uint32_t> chain(const std::vector<SourceTile>& first, const Buffer& like, int64_t granule, uint32_t chip,
+                                const netlist::Op& forOp, int input, SourceLoc loc, const std::string& queue,
+                                const std::string& source, const std::function<std::optional<uint32_t>(uint32_t)>& known,
+                                const std::function<void(uint32_t, uint32_t)>& made);
   void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
+  // Per tile of ethernet buffer `h`, the tile it carries from its chain's
+  // origin; empty when its writer is not one pass of its period.
+  const std::vector<SourceTile>& origins(uint32_t h, const std::map<uint32_t, const PendingPipe*>& writers,
+                                         std::map<uint32_t, std::vector<SourceTile>>& memo, int depth);
 
   Shared& sh_;
   std::vector<Buf>& bufs_;
@@ -70,6 +98,13 @@ private:
   LinkPlanner links_;
   bool unrouted_ = false;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> relayed_; // (source buffer, chip) -> its replica there
+  std::map<std::pair<std::vector<SourceTile>, uint32_t>, uint32_t> gathered_; // (tiles, chip) -> relay there
+  std::map<EthEndpoint, uint32_t> dramWriters_; // last relays of chains into queues, per ethernet core
+  std::map<EthEndpoint, uint32_t> dramReaders_; // first relays of chains from DRAM, per ethernet core
+  // An ethernet core of `chip` with room whose DRAM streams of one kind
+  // (`count`) are below `limit`: `at` itself when it is, else the first
+  // such channel; `at` when none.
+  EthEndpoint spareFor(EthEndpoint at, std::map<EthEndpoint, uint32_t>& count, uint32_t limit, uint64_t tileBytes);
 };
 
 } // namespace tessera::pipe::build
