@@ -263,6 +263,7 @@ public:
     else if (type == "dropout") result = dropout();
     else if (type == "tilizer") result = tilizer();
     else if (type == "quantization" || type == "requantization" || type == "dequantization") result = quant();
+    else if (type == "topk") result = topk();
     else {
       diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
                    opText(op_) + ": op type " + quote(type) + " is not supported by net2hlks yet");
@@ -647,6 +648,60 @@ private:
     addInput(0, outLayout(), outLayout().ublockTiles());
     addInput(1, outLayout(), outLayout().ublockTiles());
     addOutput();
+    return k_;
+  }
+
+  // topk (lib/golden evalTopk): inputs 0 values and 1 indices, each core
+  // row's tiles along the row; the kernel sorts them through two scratch
+  // intermediates (values in in_df[0], indices in in_df[1]) in a Float32
+  // dest, which holds every UInt16 index exactly.
+  std::optional<KernelConfig> topk() {
+    k_.family = Family::Topk;
+    TopkArgs& tk = k_.topk;
+    const OpAttributes& a = op_.attributes;
+    if (op_.inputs.size() != 2)
+      return unsupported(op_.inputsLoc, "a topk with " + std::to_string(op_.inputs.size()) + " inputs (expected 2: values, indices)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    if (!a.k.present() || a.k.value < 1 || a.k.value > 64 || (a.k.value & (a.k.value - 1)) != 0)
+      return unsupported(locOr(a.k, a.loc), "topk k other than a power of two from 1 to 64");
+    if (!a.sort.present() || (a.sort.value != "max" && a.sort.value != "argmax"))
+      return unsupported(locOr(a.sort, a.loc), "topk without sort: max or argmax");
+    if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1)
+      return unsupported(a.loc, "a topk without m_k and u_kt");
+    tk.k = a.k.value;
+    tk.values = a.sort.value == "max";
+    tk.kreduce = a.kreduce.value;
+    tk.tiles = a.mK.value * a.uKt.value;
+    tk.outTiles = (tk.k + 31) / 32;
+    const int64_t n = tk.tiles * 32;
+    if (n % tk.k != 0 || ((n / tk.k) & (n / tk.k - 1)) != 0 || n / tk.k == 0)
+      return unsupported(a.loc, "topk rows of " + std::to_string(n) + " values (m_k x u_kt tiles): not k=" +
+                                    std::to_string(tk.k) + " times a power of two");
+    if (n > 0xFFFF) return unsupported(a.loc, "topk rows of more than 65535 values");
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    if (ub.r != 1 || mb.c * ub.c != tk.outTiles)
+      return unsupported(op_.mblock.loc, "topk with output mblock " + dimText(mb) + " x ublock " + dimText(ub) +
+                                             " (one tile row per ublock, ceil(k/32) = " + std::to_string(tk.outTiles) +
+                                             " tile columns)");
+    if (mb.r > 1 && mb.c > 1 && op_.order() == UblockOrder::C)
+      return unsupported(op_.ublockOrder.loc, "topk with ublock_order c over a " + dimText(mb) +
+                                                  " mblock (the kernel writes whole rows)");
+    k_.common.destFormat = DataFormat::Float32;
+    const int64_t window = tk.tiles >= 2 ? 2 : 1;
+    addInput(0, Layout{op_.t.value, {mb.r, a.mK.value}, {1, a.uKt.value}, UblockOrder::R}, std::max(a.uKt.value, window));
+    addInput(1, Layout{op_.t.value, {mb.r, a.mK.value}, {1, a.uKt.value}, UblockOrder::R}, std::max(a.uKt.value, window));
+    addOutput();
+    for (int i = 0; i < 2; ++i) {
+      OperandInfo o;
+      o.operand = contract::kFirstIntermediateOperand + i;
+      o.role = OperandRole::Intermediate;
+      o.index = i;
+      o.df = op_.inDf.size() > static_cast<size_t>(i) ? op_.inDf[static_cast<size_t>(i)].value : op_.outDf.value;
+      // Sorting moves values between the 16-value blocks of a Bfp format.
+      if (netlist::isBfpFormat(o.df)) o.df = DataFormat::Float32;
+      o.minTiles = tk.tiles;
+      k_.operands.push_back(std::move(o));
+    }
     return k_;
   }
 

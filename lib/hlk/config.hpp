@@ -150,6 +150,16 @@ struct QuantArgs {
   uint32_t zeroPointBits = 0; // float32 bits of zero_point (dequantization: of -zero_point)
 };
 
+// topk (lib/golden special_ops): per tile row, the core's n = 32 * tiles
+// values of every row go through the device's sort network; see topk.cpp.
+struct TopkArgs {
+  int64_t k = 1;
+  bool values = true;   // sort max: output the values; argmax: the indices
+  bool kreduce = false; // inputs are already sorted k-runs
+  int64_t tiles = 1;    // input tiles per row per core (m_k * u_kt)
+  int64_t outTiles = 1; // ceil(k / 32)
+};
+
 struct FusedPlan; // fused.hpp
 struct SparseMatmulPlan; // sparse_matmul.hpp
 
@@ -163,6 +173,7 @@ struct KernelConfig {
   SpliceArgs splice;
   DepthwiseArgs depthwise;
   QuantArgs quant;
+  TopkArgs topk;
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
   std::shared_ptr<const SparseMatmulPlan> sparse; // Family::Matmul with identity: true
   std::vector<OperandInfo> operands;      // sorted by operand number
