@@ -605,7 +605,7 @@ void hlk_main() {
   for (uint32_t entry = 0; entry < entries; ++entry)
     for (int t = 0; t < kT; ++t)
       for (int r = 0; r < kMblockR; ++r)
-        hlk_topk::topk_row<kTopkK, kTopkTiles, kTopkKreduce, kTopkValues, kTopkOutTiles>(kOutputOperand);
+        topk_kernel::topk_row<kTopkK, kTopkTiles, kTopkKreduce, kTopkValues, kTopkOutTiles>(kOutputOperand);
 }
 )";
 

@@ -36,7 +36,7 @@ inline void hlk_topk(TopkStep step, int dst, bool twoTiles, uint32_t position, u
 
 } // namespace hlk
 
-namespace hlk_topk {
+namespace topk_kernel {
 using namespace hlk;
 
 constexpr int kValues = 24, kIndices = 25;
@@ -168,4 +168,4 @@ template <int K, int TILES, bool KREDUCE, bool VALUES_OUT, int OUT_TILES> inline
   hlk_pop_tiles(kIndices, TILES);
 }
 
-} // namespace hlk_topk
+} // namespace topk_kernel

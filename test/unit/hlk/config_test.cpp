@@ -294,7 +294,7 @@ TEST_CASE("reduce over z spills between slices; avg over z is rejected", "[hlk]"
 
 TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch intermediates", "[hlk]") {
   const std::string in = "t: 1, mblock: [2, 4], ublock: [1, 2]";
-  auto l = load(netlistText(queue("v", "HOST", in, "Float16_b", 1) + queue("ix", "HOST", in, "UInt16", 3) +
+  auto l = load(netlistText(queue("v", "HOST", in, "Bfp8_b", 1) + queue("ix", "HOST", in, "UInt16", 3) +
                                 queue("out", "k0", "t: 1, mblock: [2, 1], ublock: [1, 2]", "UInt16", 2) +
                                 queue("out2", "k1", "t: 1, mblock: [2, 1], ublock: [1, 1]", "Float16_b", 4),
                             "    k0: {type: topk, grid_loc: [0, 0], grid_size: [1, 1], inputs: [v, ix], in_df: "
@@ -302,7 +302,7 @@ TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch 
                             "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 2], "
                             "attributes: {m_k: 4, u_kt: 2, k: 64, sort: argmax}}\n"
                             "    k1: {type: topk, grid_loc: [1, 0], grid_size: [1, 1], inputs: [v, ix], in_df: "
-                            "[Float16_b, UInt16], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "[Bfp8_b, UInt16], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
                             "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 1], "
                             "attributes: {m_k: 4, u_kt: 2, k: 64, sort: max}}\n",
                             "wormhole_b0"));
@@ -329,7 +329,7 @@ TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch 
   CHECK(operand(k, 25).df == DataFormat::UInt16);
   const KernelText text = renderKernel(k);
   CHECK(contains(text.argsHeader, "constexpr int kTopkTiles = 8;"));
-  CHECK(contains(text.source, "hlk_topk::topk_row<kTopkK, kTopkTiles, kTopkKreduce, kTopkValues, kTopkOutTiles>"));
+  CHECK(contains(text.source, "topk_kernel::topk_row<kTopkK, kTopkTiles, kTopkKreduce, kTopkValues, kTopkOutTiles>"));
 
   // k = 64 needs two output tile columns: one is an error naming the blocking.
   auto bad = configure(l, "k1");
@@ -339,7 +339,7 @@ TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch 
 
 TEST_CASE("op types net2hlks does not implement are named in the diagnostic", "[hlk]") {
   auto l = load(netlistText(queue("in0", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 1) +
-                                queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 3) +
+                                queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "RawUInt32", 3) +
                                 queue("out", "d0", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 2),
                             "    d0: {type: embedding, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0, ix], in_df: "
                             "[Float16_b, RawUInt32], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "

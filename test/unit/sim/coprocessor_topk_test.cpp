@@ -113,7 +113,7 @@ TEST_CASE("TOPK merge: direction from the position, across two tiles", "[sim][co
   requireRow(rig, 0, 0, {3, 5});
   requireRow(rig, 1, 0, {9, 1});
   requireRow(rig, 2, 0, {1, 0});
-  requireRow(rig, 3, 0, {32, 33});
+  requireRow(rig, 3, 0, {33, 32});
 }
 
 TEST_CASE("TOPK zero tail keeps the first k positions", "[sim][coprocessor][topk]") {
