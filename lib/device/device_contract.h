@@ -201,6 +201,7 @@ enum Opcode : uint32_t {
   kOpSfpu = 0x24,       // +1: dest[d] = f(dest[d]); [15:8] SfpuFunc; argument = parameter (float32 bits or integer, per function)
   kOpZeroDest = 0x25,   // dest[d] = 0
   kOpTopk = 0x26,       // +1: one step of the topk sort network on dest[d..d+3]; [9:8] TopkStep; [10] two tiles; argument below
+  kOpRowCopy = 0x27,    // row [20:16] of dest[d] = row [12:8] of srcA (the other rows unchanged); [5] keep srcA
   kOpPack = 0x30,       // +1: dest[d] -> L1 at argument; fields below
 };
 
@@ -253,6 +254,10 @@ constexpr uint32_t kTopkStepShift = 8;
 constexpr uint32_t kTopkTwoTiles = 1u << 10;
 constexpr uint32_t kTopkLogAShift = 16;
 constexpr uint32_t kTopkLogBShift = 20;
+
+// ROWCOPY fields (embedding's row gather).
+constexpr uint32_t kRowCopySrcShift = 8;
+constexpr uint32_t kRowCopyDstShift = 16;
 
 // UNPACK fields.
 constexpr uint32_t kUnpackToSrcB = 1u << 0;     // [0] 0 = srcA, 1 = srcB

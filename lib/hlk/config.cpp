@@ -264,6 +264,7 @@ public:
     else if (type == "tilizer") result = tilizer();
     else if (type == "quantization" || type == "requantization" || type == "dequantization") result = quant();
     else if (type == "topk") result = topk();
+    else if (type == "embedding") result = embedding();
     else {
       diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
                    opText(op_) + ": op type " + quote(type) + " is not supported by net2hlks yet");
@@ -702,6 +703,42 @@ private:
       o.minTiles = tk.tiles;
       k_.operands.push_back(std::move(o));
     }
+    return k_;
+  }
+
+  // embedding (lib/golden evalEmbedding): the whole table resident in L1
+  // (every tile row, the core's tile columns), one index tile per core row,
+  // a Float32 dest so the gathered values move exactly.
+  std::optional<KernelConfig> embedding() {
+    k_.family = Family::Embedding;
+    EmbeddingArgs& e = k_.embedding;
+    const OpAttributes& a = op_.attributes;
+    if (op_.inputs.size() != 2)
+      return unsupported(op_.inputsLoc, "an embedding with " + std::to_string(op_.inputs.size()) + " inputs (expected 2: table, indices)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    if (op_.inDf.size() < 2 || op_.inDf[1].value != DataFormat::RawUInt32)
+      return unsupported(op_.attributes.loc, "embedding indices other than RawUInt32");
+    const auto table = inputShape(nl_, op_, 0);
+    const auto idx = inputShape(nl_, op_, 1);
+    if (!table || !idx) return unsupported(op_.inputsLoc, "an embedding with inputs of unknown shape");
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    const int64_t grid = op_.gridSize.value.c;
+    e.numIndices = a.numIndices.present() ? a.numIndices.value : 0;
+    e.tableRows = table->t * (table->r);
+    e.tableCols = mb.c * ub.c;
+    if (table->t != 1) return unsupported(op_.inputsLoc, "an embedding table with t > 1");
+    if (table->c != e.tableCols * grid)
+      return unsupported(op_.inputsLoc, "an embedding table of " + std::to_string(table->c) +
+                                            " tile columns for an output of " + std::to_string(e.tableCols * grid));
+    if (idx->t != 1 || idx->c != 1 || idx->r != op_.gridSize.value.r)
+      return unsupported(op_.inputsLoc, "embedding indices other than one tile per core row");
+    if (ub.r != 1 || e.numIndices < 1 || e.numIndices > mb.r * 32)
+      return unsupported(op_.mblock.loc, "an embedding whose num_indices does not fit its mblock rows");
+    k_.common.destFormat = DataFormat::Float32;
+    const int64_t tableTiles = e.tableRows * e.tableCols;
+    addInput(0, Layout{1, {e.tableRows, mb.c}, {1, ub.c}, UblockOrder::R}, tableTiles);
+    addInput(1, Layout{1, {1, 1}, {1, 1}, UblockOrder::R}, 1);
+    addOutput();
     return k_;
   }
 

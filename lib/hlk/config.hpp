@@ -160,6 +160,14 @@ struct TopkArgs {
   int64_t outTiles = 1; // ceil(k / 32)
 };
 
+// embedding (lib/golden special_ops): output rows gathered from the table
+// (input 0, resident) by index words (input 1, one tile per core row).
+struct EmbeddingArgs {
+  int64_t numIndices = 32;
+  int64_t tableRows = 1; // table tile rows (all of them on every core)
+  int64_t tableCols = 1; // table tile columns per core (the output's)
+};
+
 struct FusedPlan; // fused.hpp
 struct SparseMatmulPlan; // sparse_matmul.hpp
 
@@ -174,6 +182,7 @@ struct KernelConfig {
   DepthwiseArgs depthwise;
   QuantArgs quant;
   TopkArgs topk;
+  EmbeddingArgs embedding;
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
   std::shared_ptr<const SparseMatmulPlan> sparse; // Family::Matmul with identity: true
   std::vector<OperandInfo> operands;      // sorted by operand number

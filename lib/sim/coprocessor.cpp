@@ -247,7 +247,7 @@ Coprocessor::Outcome Coprocessor::execute(uint32_t thread, uint32_t word, uint32
     return o;
   }
   case c::kOpDatacopy: case c::kOpEltwise: case c::kOpMatmul: case c::kOpReduce: case c::kOpSfpu:
-  case c::kOpZeroDest: return execMath(thread, opcode, fields, arg);
+  case c::kOpZeroDest: case c::kOpRowCopy: return execMath(thread, opcode, fields, arg);
   case c::kOpTopk: return execTopk(fields, arg);
   case c::kOpPack: return execPack(fields, arg);
   default: return Outcome::fail(c::kCopIllegalInstruction);
@@ -334,6 +334,10 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     if (func == c::kSfpuPower && arg > 0xFFFFu) return Outcome::fail(c::kCopIllegalInstruction);
     break;
   case c::kOpZeroDest: break;
+  case c::kOpRowCopy:
+    allowed = 0x1F1F2Fu; // dest index, keep srcA, source row, dest row
+    readsA = true;
+    break;
   default: return Outcome::fail(c::kCopIllegalInstruction);
   }
   if (fields & ~allowed) return Outcome::fail(c::kCopIllegalInstruction);
@@ -420,6 +424,13 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
       for (size_t i = 0; i < kValues; ++i) out[i] = copmath::sfpu(func, arg, cur[i]);
       break;
     case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    case c::kOpRowCopy: {
+      out = cur;
+      const size_t from = (fields >> c::kRowCopySrcShift) & 0x1Fu, to = (fields >> c::kRowCopyDstShift) & 0x1Fu;
+      std::copy_n(&a[from * kDim], kDim, &out[to * kDim]);
+      cycles = model_.rowCopy;
+      break;
+    }
     }
     writeDestFloat(d, out);
   } else {
@@ -488,6 +499,14 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
         out[i] = copmath::toInt32(copmath::sfpu(func, arg, static_cast<float>(cur[i])));
       break;
     case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    case c::kOpRowCopy: {
+      out = cur;
+      const IntTile ia = toIntTile(a);
+      const size_t from = (fields >> c::kRowCopySrcShift) & 0x1Fu, to = (fields >> c::kRowCopyDstShift) & 0x1Fu;
+      std::copy_n(&ia[from * kDim], kDim, &out[to * kDim]);
+      cycles = model_.rowCopy;
+      break;
+    }
     }
     for (size_t i = 0; i < kValues; ++i) destI_[d * kValues + i] = static_cast<int32_t>(copmath::saturateInt32(out[i]));
   }

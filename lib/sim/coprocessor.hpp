@@ -46,7 +46,7 @@ enum class CopUnit : uint8_t {
   None,    // first word of a +1 instruction, a stall or a fault: nothing ran
   Config,  // SETCONFIG
   Unpack,  // UNPACK
-  Math,    // DATACOPY, ELTWISE, MATMUL, REDUCE, SFPU, ZERODEST, TOPK
+  Math,    // DATACOPY, ELTWISE, MATMUL, REDUCE, SFPU, ZERODEST, TOPK, ROWCOPY
   Pack,    // PACK
 };
 const char* copUnitName(CopUnit unit);  // "none", "config", "unpack", "math", "pack"
@@ -106,6 +106,7 @@ struct CopCycleModel {
   uint32_t untilizeRowOverhead = 1; // PACK untilize: per row written
   uint32_t topkStage = 128;         // TOPK: per compare-exchange stage and value tile of the window
   uint32_t topkOverhead = 8;        // TOPK: per instruction
+  uint32_t rowCopy = 2;             // ROWCOPY: one 32-value row through the matrix unit (8 rows per cycle: 1, plus issue)
 };
 
 // Per-unit activity, for the performance report.

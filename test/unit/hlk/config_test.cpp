@@ -341,16 +341,16 @@ TEST_CASE("op types net2hlks does not implement are named in the diagnostic", "[
   auto l = load(netlistText(queue("in0", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 1) +
                                 queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "RawUInt32", 3) +
                                 queue("out", "d0", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 2),
-                            "    d0: {type: embedding, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0, ix], in_df: "
-                            "[Float16_b, RawUInt32], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
-                            "math_fidelity: HiFi3, t: 1, mblock: [1, 1], ublock: [1, 1], attributes: {num_indices: 32}}\n",
+                            "    d0: {type: buffer, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0], in_df: "
+                            "[Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [1, 1], ublock: [1, 1]}\n",
                             "wormhole_b0"));
   auto c = configure(l, "d0");
   CHECK_FALSE(c->config);
   REQUIRE(c->diags.errorCount() == 1);
   CHECK(c->diags.diagnostics()[0].rule == "hlk-unsupported-op");
   CHECK(c->diags.diagnostics()[0].message ==
-        "op 'd0' in graph 'g': op type 'embedding' is not supported by net2hlks yet");
+        "op 'd0' in graph 'g': op type 'buffer' is not supported by net2hlks yet");
   CHECK(c->diags.diagnostics()[0].loc.line == 11); // the line of d0 (its type)
 }
 

@@ -1,6 +1,7 @@
 // The TOPK instruction (docs/device-model.md): each step on small rows
 // worked by hand. Values go into dest through srcA (Float32 dest), the
-// instruction runs, and dest is read back.
+// instruction runs, and dest is read back. Also ROWCOPY (embedding's row
+// gather), whose effect is as easy to state.
 #include "sim/coprocessor.hpp"
 
 #include "device/device_contract.h"
@@ -138,4 +139,29 @@ TEST_CASE("TOPK faults: bad parameters, an Int32 dest, a window past dest", "[si
   CHECK(rig.topk(kTopkSort, 5, false, 0, 1, 0).fault == kCopBadDestIndex);          // dest 5..8 of 8
   rig.run2(kMathThread, encode(kOpSetConfig, kCfgDestFormat), kInt32);
   CHECK(rig.topk(kTopkSort, 0, false, 0, 1, 0).fault == kCopBadFormat);
+}
+
+TEST_CASE("ROWCOPY moves one srcA row into one dest row", "[sim][coprocessor][rowcopy]") {
+  Rig rig;
+  rig.run2(kMathThread, encode(kOpSetConfig, kCfgDestFormat), kFloat32);
+  REQUIRE(rig.cop.push(kMathThread, encode(kOpZeroDest, 1)).accepted());
+  Tile t;
+  for (size_t i = 0; i < 1024; ++i) t[i] = static_cast<float>(100 * (i / 32) + i % 32);
+  formats::packTile(DataFormat::Float32, std::span<const float, 1024>(t), std::span<uint8_t>(rig.l1).subspan(kSlot));
+  rig.run2(kUnpackThread, encode(kOpUnpack, static_cast<uint32_t>(DataFormat::Float32) << kFormatShift), kSlot);
+  // Row 5 of srcA to row 31 of dest[1], srcA kept; then row 0 to row 0, srcA released.
+  REQUIRE(rig.cop.push(kMathThread, encode(kOpRowCopy, 1 | kFieldKeepSrcA | (5u << kRowCopySrcShift) |
+                                                           (31u << kRowCopyDstShift))).accepted());
+  REQUIRE(rig.cop.srcValid(false, 0));
+  const CopResult r = rig.cop.push(kMathThread, encode(kOpRowCopy, 1));
+  REQUIRE(r.accepted());
+  CHECK(r.cycles == 2);
+  CHECK_FALSE(rig.cop.srcValid(false, 0));
+  for (size_t c = 0; c < 32; ++c) {
+    CHECK(rig.at(1, 31, c) == static_cast<float>(500 + c));
+    CHECK(rig.at(1, 0, c) == static_cast<float>(c));
+    CHECK(rig.at(1, 1, c) == 0.0f);
+  }
+  // The accumulate bit is not a ROWCOPY field.
+  CHECK(rig.cop.push(kMathThread, encode(kOpRowCopy, 1 | kFieldAccumulate)).fault == kCopIllegalInstruction);
 }
