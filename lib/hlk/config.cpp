@@ -724,9 +724,9 @@ private:
     const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
     const int64_t grid = op_.gridSize.value.c;
     e.numIndices = a.numIndices.present() ? a.numIndices.value : 0;
-    e.tableRows = table->t * (table->r);
-    e.tableCols = mb.c * ub.c;
     if (table->t != 1) return unsupported(op_.inputsLoc, "an embedding table with t > 1");
+    e.tableRows = table->r;
+    e.tableCols = mb.c * ub.c;
     if (table->c != e.tableCols * grid)
       return unsupported(op_.inputsLoc, "an embedding table of " + std::to_string(table->c) +
                                             " tile columns for an output of " + std::to_string(e.tableCols * grid));

@@ -337,6 +337,28 @@ TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch 
   CHECK(bad->diags.hasRule("hlk-unsupported-feature"));
 }
 
+TEST_CASE("embedding: the table resident (all rows, the core's columns), one index tile per core row", "[hlk]") {
+  auto l = load(netlistText(queue("table", "HOST", "t: 1, mblock: [4, 2], ublock: [1, 2]", "Float16_b", 1) +
+                                queue("x", "HOST", "t: 1, mblock: [2, 1], ublock: [1, 1]", "RawUInt32", 3) +
+                                queue("out", "e0", "t: 1, mblock: [4, 2], ublock: [1, 2]", "Float16_b", 2),
+                            "    e0: {type: embedding, grid_loc: [0, 0], grid_size: [2, 2], inputs: [table, x], in_df: "
+                            "[Float16_b, RawUInt32], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 2], attributes: {num_indices: 64}}\n",
+                            "wormhole_b0"));
+  auto c = configure(l, "e0");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.family == Family::Embedding);
+  CHECK(k.embedding.numIndices == 64);
+  CHECK(k.embedding.tableRows == 4); // 4 tile rows: 128 table rows
+  CHECK(k.embedding.tableCols == 2); // the table's 4 tile columns over 2 grid columns
+  CHECK(k.common.destFormat == DataFormat::Float32);
+  CHECK(*operand(k, 0).layout == Layout{1, {4, 1}, {1, 2}, UblockOrder::R});
+  CHECK(operand(k, 0).minTiles == 8); // resident: 4 x 2 tiles
+  CHECK(*operand(k, 1).layout == Layout{1, {1, 1}, {1, 1}, UblockOrder::R});
+  CHECK(operand(k, 1).minTiles == 1);
+}
+
 TEST_CASE("op types net2hlks does not implement are named in the diagnostic", "[hlk]") {
   auto l = load(netlistText(queue("in0", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 1) +
                                 queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "RawUInt32", 3) +
