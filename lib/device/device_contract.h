@@ -200,6 +200,8 @@ enum Opcode : uint32_t {
   kOpReduce = 0x23,     // +1: dest[d] (=|op=) reduce(srcA) * scale; [9:8] ReduceDim; [11:10] ReduceType; argument = scale (float32 bits)
   kOpSfpu = 0x24,       // +1: dest[d] = f(dest[d]); [15:8] SfpuFunc; argument = parameter (float32 bits or integer, per function)
   kOpZeroDest = 0x25,   // dest[d] = 0
+  kOpTopk = 0x26,       // +1: one step of the topk sort network on dest[d..d+3]; [9:8] TopkStep; [10] two tiles; argument below
+  kOpRowCopy = 0x27,    // row [20:16] of dest[d] = row [12:8] of srcA (the other rows unchanged); [5] keep srcA
   kOpPack = 0x30,       // +1: dest[d] -> L1 at argument; fields below
 };
 
@@ -236,6 +238,26 @@ enum SfpuFunc : uint32_t {
   kSfpuFuncCount
 };
 constexpr uint32_t kSfpuFuncShift = 8;
+
+// TOPK: a window of 32 ([10] = 0) or 64 ([10] = 1) columns of every row:
+// values in dest[d] (and dest[d+1]), their indices in dest[d+2] (and
+// dest[d+3]); position p of a row is column p % 32 of tile p / 32. The
+// argument: [15:0] the window's first column in the whole row (directions
+// and the k >= 64 reversals depend on it), [19:16] log2 a, [23:20] log2 b.
+enum TopkStep : uint32_t {
+  kTopkSort = 0,      // a = k: sort every k-run in alternating directions (network phase 1)
+  kTopkCompare = 1,   // a = count, b = dist: per 2*dist block, positions j < count keep the larger of j, j + dist
+  kTopkMerge = 2,     // a = len, b = stride: bitonic-merge the len-run at every multiple of stride
+  kTopkZeroTail = 3,  // a = k: positions >= k become 0 (values and indices)
+};
+constexpr uint32_t kTopkStepShift = 8;
+constexpr uint32_t kTopkTwoTiles = 1u << 10;
+constexpr uint32_t kTopkLogAShift = 16;
+constexpr uint32_t kTopkLogBShift = 20;
+
+// ROWCOPY fields (embedding's row gather).
+constexpr uint32_t kRowCopySrcShift = 8;
+constexpr uint32_t kRowCopyDstShift = 16;
 
 // UNPACK fields.
 constexpr uint32_t kUnpackToSrcB = 1u << 0;     // [0] 0 = srcA, 1 = srcB

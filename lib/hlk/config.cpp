@@ -263,6 +263,8 @@ public:
     else if (type == "dropout") result = dropout();
     else if (type == "tilizer") result = tilizer();
     else if (type == "quantization" || type == "requantization" || type == "dequantization") result = quant();
+    else if (type == "topk") result = topk();
+    else if (type == "embedding") result = embedding();
     else {
       diags_.error("hlk-unsupported-op", locOr(op_.type, op_.loc),
                    opText(op_) + ": op type " + quote(type) + " is not supported by net2hlks yet");
@@ -646,6 +648,96 @@ private:
     k_.common.fidelity = MathFidelity::HiFi4;
     addInput(0, outLayout(), outLayout().ublockTiles());
     addInput(1, outLayout(), outLayout().ublockTiles());
+    addOutput();
+    return k_;
+  }
+
+  // topk (lib/golden evalTopk): inputs 0 values and 1 indices, each core
+  // row's tiles along the row; the kernel sorts them through two scratch
+  // intermediates (values in in_df[0], indices in in_df[1]) in a Float32
+  // dest, which holds every UInt16 index exactly.
+  std::optional<KernelConfig> topk() {
+    k_.family = Family::Topk;
+    TopkArgs& tk = k_.topk;
+    const OpAttributes& a = op_.attributes;
+    if (op_.inputs.size() != 2)
+      return unsupported(op_.inputsLoc, "a topk with " + std::to_string(op_.inputs.size()) + " inputs (expected 2: values, indices)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    if (!a.k.present() || a.k.value < 1 || a.k.value > 64 || (a.k.value & (a.k.value - 1)) != 0)
+      return unsupported(locOr(a.k, a.loc), "topk k other than a power of two from 1 to 64");
+    if (!a.sort.present() || (a.sort.value != "max" && a.sort.value != "argmax"))
+      return unsupported(locOr(a.sort, a.loc), "topk without sort: max or argmax");
+    if (!a.mK.present() || !a.uKt.present() || a.mK.value < 1 || a.uKt.value < 1)
+      return unsupported(a.loc, "a topk without m_k and u_kt");
+    tk.k = a.k.value;
+    tk.values = a.sort.value == "max";
+    tk.kreduce = a.kreduce.value;
+    tk.tiles = a.mK.value * a.uKt.value;
+    tk.outTiles = (tk.k + 31) / 32;
+    const int64_t n = tk.tiles * 32;
+    if (n % tk.k != 0 || ((n / tk.k) & (n / tk.k - 1)) != 0 || n / tk.k == 0)
+      return unsupported(a.loc, "topk rows of " + std::to_string(n) + " values (m_k x u_kt tiles): not k=" +
+                                    std::to_string(tk.k) + " times a power of two");
+    if (n > 0xFFFF) return unsupported(a.loc, "topk rows of more than 65535 values");
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    if (ub.r != 1 || mb.c * ub.c != tk.outTiles)
+      return unsupported(op_.mblock.loc, "topk with output mblock " + dimText(mb) + " x ublock " + dimText(ub) +
+                                             " (one tile row per ublock, ceil(k/32) = " + std::to_string(tk.outTiles) +
+                                             " tile columns)");
+    if (mb.r > 1 && mb.c > 1 && op_.order() == UblockOrder::C)
+      return unsupported(op_.ublockOrder.loc, "topk with ublock_order c over a " + dimText(mb) +
+                                                  " mblock (the kernel writes whole rows)");
+    k_.common.destFormat = DataFormat::Float32;
+    const int64_t window = tk.tiles >= 2 ? 2 : 1;
+    addInput(0, Layout{op_.t.value, {mb.r, a.mK.value}, {1, a.uKt.value}, UblockOrder::R}, std::max(a.uKt.value, window));
+    addInput(1, Layout{op_.t.value, {mb.r, a.mK.value}, {1, a.uKt.value}, UblockOrder::R}, std::max(a.uKt.value, window));
+    addOutput();
+    for (int i = 0; i < 2; ++i) {
+      OperandInfo o;
+      o.operand = contract::kFirstIntermediateOperand + i;
+      o.role = OperandRole::Intermediate;
+      o.index = i;
+      o.df = op_.inDf.size() > static_cast<size_t>(i) ? op_.inDf[static_cast<size_t>(i)].value : op_.outDf.value;
+      // Sorting moves values between the 16-value blocks of a Bfp format.
+      if (netlist::isBfpFormat(o.df)) o.df = DataFormat::Float32;
+      o.minTiles = tk.tiles;
+      k_.operands.push_back(std::move(o));
+    }
+    return k_;
+  }
+
+  // embedding (lib/golden evalEmbedding): the whole table resident in L1
+  // (every tile row, the core's tile columns), one index tile per core row,
+  // a Float32 dest so the gathered values move exactly.
+  std::optional<KernelConfig> embedding() {
+    k_.family = Family::Embedding;
+    EmbeddingArgs& e = k_.embedding;
+    const OpAttributes& a = op_.attributes;
+    if (op_.inputs.size() != 2)
+      return unsupported(op_.inputsLoc, "an embedding with " + std::to_string(op_.inputs.size()) + " inputs (expected 2: table, indices)");
+    if (!checkInputTms(false, false, false)) return std::nullopt;
+    if (op_.inDf.size() < 2 || op_.inDf[1].value != DataFormat::RawUInt32)
+      return unsupported(op_.attributes.loc, "embedding indices other than RawUInt32");
+    const auto table = inputShape(nl_, op_, 0);
+    const auto idx = inputShape(nl_, op_, 1);
+    if (!table || !idx) return unsupported(op_.inputsLoc, "an embedding with inputs of unknown shape");
+    const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
+    const int64_t grid = op_.gridSize.value.c;
+    e.numIndices = a.numIndices.present() ? a.numIndices.value : 0;
+    if (table->t != 1) return unsupported(op_.inputsLoc, "an embedding table with t > 1");
+    e.tableRows = table->r;
+    e.tableCols = mb.c * ub.c;
+    if (table->c != e.tableCols * grid)
+      return unsupported(op_.inputsLoc, "an embedding table of " + std::to_string(table->c) +
+                                            " tile columns for an output of " + std::to_string(e.tableCols * grid));
+    if (idx->t != 1 || idx->c != 1 || idx->r != op_.gridSize.value.r)
+      return unsupported(op_.inputsLoc, "embedding indices other than one tile per core row");
+    if (ub.r != 1 || e.numIndices < 1 || e.numIndices > mb.r * 32)
+      return unsupported(op_.mblock.loc, "an embedding whose num_indices does not fit its mblock rows");
+    k_.common.destFormat = DataFormat::Float32;
+    const int64_t tableTiles = e.tableRows * e.tableCols;
+    addInput(0, Layout{1, {e.tableRows, mb.c}, {1, ub.c}, UblockOrder::R}, tableTiles);
+    addInput(1, Layout{1, {1, 1}, {1, 1}, UblockOrder::R}, 1);
     addOutput();
     return k_;
   }

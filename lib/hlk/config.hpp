@@ -150,6 +150,24 @@ struct QuantArgs {
   uint32_t zeroPointBits = 0; // float32 bits of zero_point (dequantization: of -zero_point)
 };
 
+// topk (lib/golden special_ops): per tile row, the core's n = 32 * tiles
+// values of every row go through the device's sort network; see topk.cpp.
+struct TopkArgs {
+  int64_t k = 1;
+  bool values = true;   // sort max: output the values; argmax: the indices
+  bool kreduce = false; // inputs are already sorted k-runs
+  int64_t tiles = 1;    // input tiles per row per core (m_k * u_kt)
+  int64_t outTiles = 1; // ceil(k / 32)
+};
+
+// embedding (lib/golden special_ops): output rows gathered from the table
+// (input 0, resident) by index words (input 1, one tile per core row).
+struct EmbeddingArgs {
+  int64_t numIndices = 32;
+  int64_t tableRows = 1; // table tile rows (all of them on every core)
+  int64_t tableCols = 1; // table tile columns per core (the output's)
+};
+
 struct FusedPlan; // fused.hpp
 struct SparseMatmulPlan; // sparse_matmul.hpp
 
@@ -163,6 +181,8 @@ struct KernelConfig {
   SpliceArgs splice;
   DepthwiseArgs depthwise;
   QuantArgs quant;
+  TopkArgs topk;
+  EmbeddingArgs embedding;
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
   std::shared_ptr<const SparseMatmulPlan> sparse; // Family::Matmul with identity: true
   std::vector<OperandInfo> operands;      // sorted by operand number

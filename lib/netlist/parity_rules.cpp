@@ -96,6 +96,30 @@ void checkEmbeddings(const Netlist& nl, DiagnosticEngine& d) {
     }
 }
 
+// topk-attributes: BUDA's topk needs k (a power of two: the bitonic network
+// halves runs down to single positions), sort max or argmax (the values or
+// their indices out) and two inputs, the values and their indices.
+void checkTopks(const Netlist& nl, DiagnosticEngine& d) {
+  for (const Graph& g : nl.graphs)
+    for (const Op& op : g.ops) {
+      if (op.type.value != "topk") continue;
+      const std::string element = "op " + quote(op.name);
+      const Field<int64_t>& k = op.attributes.k;
+      if (!k.present() || k.value < 1 || (k.value & (k.value - 1)) != 0)
+        d.error("topk-attributes", k.present() ? k.loc : op.loc,
+                element + ": a topk's k (" + (k.present() ? std::to_string(k.value) : "absent") +
+                    ") must be a power of two");
+      const Field<std::string>& sort = op.attributes.sort;
+      if (!sort.present() || (sort.value != "max" && sort.value != "argmax"))
+        d.error("topk-attributes", sort.present() ? sort.loc : op.loc,
+                element + ": a topk's sort (" + (sort.present() ? quote(sort.value) : std::string("absent")) +
+                    ") must be max (values out) or argmax (indices out)");
+      if (op.inputs.size() != 2)
+        d.error("topk-attributes", op.inputsLoc,
+                element + ": a topk takes 2 inputs (values, indices), got " + std::to_string(op.inputs.size()));
+    }
+}
+
 } // namespace
 
 void validateBudaParity(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags) {
@@ -105,6 +129,7 @@ void validateBudaParity(const Netlist& netlist, const ValidationTarget& target, 
   }
   checkFusedNames(netlist, diags);
   checkEmbeddings(netlist, diags);
+  checkTopks(netlist, diags);
 }
 
 } // namespace tessera::netlist

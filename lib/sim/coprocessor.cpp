@@ -44,7 +44,7 @@ const char* threadName(uint32_t thread) {
 
 bool takesArgument(uint32_t opcode) {
   return opcode == c::kOpSetConfig || opcode == c::kOpUnpack || opcode == c::kOpReduce || opcode == c::kOpSfpu ||
-         opcode == c::kOpPack;
+         opcode == c::kOpPack || opcode == c::kOpTopk;
 }
 
 // Where a tile's values start (after the header and, for Int8/UInt8 tiles
@@ -247,7 +247,8 @@ Coprocessor::Outcome Coprocessor::execute(uint32_t thread, uint32_t word, uint32
     return o;
   }
   case c::kOpDatacopy: case c::kOpEltwise: case c::kOpMatmul: case c::kOpReduce: case c::kOpSfpu:
-  case c::kOpZeroDest: return execMath(thread, opcode, fields, arg);
+  case c::kOpZeroDest: case c::kOpRowCopy: return execMath(thread, opcode, fields, arg);
+  case c::kOpTopk: return execTopk(fields, arg);
   case c::kOpPack: return execPack(fields, arg);
   default: return Outcome::fail(c::kCopIllegalInstruction);
   }
@@ -333,6 +334,10 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     if (func == c::kSfpuPower && arg > 0xFFFFu) return Outcome::fail(c::kCopIllegalInstruction);
     break;
   case c::kOpZeroDest: break;
+  case c::kOpRowCopy:
+    allowed = 0x1F1F2Fu; // dest index, keep srcA, source row, dest row
+    readsA = true;
+    break;
   default: return Outcome::fail(c::kCopIllegalInstruction);
   }
   if (fields & ~allowed) return Outcome::fail(c::kCopIllegalInstruction);
@@ -419,6 +424,13 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
       for (size_t i = 0; i < kValues; ++i) out[i] = copmath::sfpu(func, arg, cur[i]);
       break;
     case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    case c::kOpRowCopy: {
+      out = cur;
+      const size_t from = (fields >> c::kRowCopySrcShift) & 0x1Fu, to = (fields >> c::kRowCopyDstShift) & 0x1Fu;
+      std::copy_n(&a[from * kDim], kDim, &out[to * kDim]);
+      cycles = model_.rowCopy;
+      break;
+    }
     }
     writeDestFloat(d, out);
   } else {
@@ -487,6 +499,14 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
         out[i] = copmath::toInt32(copmath::sfpu(func, arg, static_cast<float>(cur[i])));
       break;
     case c::kOpZeroDest: cycles = model_.zeroDest; break;
+    case c::kOpRowCopy: {
+      out = cur;
+      const IntTile ia = toIntTile(a);
+      const size_t from = (fields >> c::kRowCopySrcShift) & 0x1Fu, to = (fields >> c::kRowCopyDstShift) & 0x1Fu;
+      std::copy_n(&ia[from * kDim], kDim, &out[to * kDim]);
+      cycles = model_.rowCopy;
+      break;
+    }
     }
     for (size_t i = 0; i < kValues; ++i) destI_[d * kValues + i] = static_cast<int32_t>(copmath::saturateInt32(out[i]));
   }
@@ -507,6 +527,28 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     srcB_.readBank ^= 1u;
   }
   return Outcome::done(CopUnit::Math, cycles);
+}
+
+// ---------------------------------------------------------------- TOPK
+// Values in dest[d], dest[d+1], indices in dest[d+2], dest[d+3] (the second
+// of each only with two tiles); a float dest only (an index is a value).
+Coprocessor::Outcome Coprocessor::execTopk(uint32_t fields, uint32_t arg) {
+  if (fields & ~0x70Fu) return Outcome::fail(c::kCopIllegalInstruction);
+  if (destIsInt()) return Outcome::fail(c::kCopBadFormat);
+  const uint32_t d = fields & c::kFieldDestIndexMask;
+  if (d + 3 >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+  const bool two = fields & c::kTopkTwoTiles;
+  std::array<Tile, 4> w;
+  for (uint32_t t = 0; t < 4; ++t) readDest(d + t, w[t]);
+  Tile* const values[2] = {&w[0], &w[1]};
+  Tile* const indices[2] = {&w[2], &w[3]};
+  const int stages = copmath::topkStep((fields >> c::kTopkStepShift) & 3u, two, arg, values, indices);
+  if (stages < 0) return Outcome::fail(c::kCopIllegalInstruction);
+  // Values only move: rewriting them in the dest format changes nothing.
+  for (uint32_t t = 0; t < 4; ++t)
+    if (two || t % 2 == 0) writeDestFloat(d + t, w[t]);
+  return Outcome::done(CopUnit::Math, model_.topkStage * static_cast<uint32_t>(stages) * (two ? 2u : 1u) +
+                                          model_.topkOverhead);
 }
 
 // ---------------------------------------------------------------- PACK

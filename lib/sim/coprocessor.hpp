@@ -47,7 +47,7 @@ enum class CopUnit : uint8_t {
   None,    // first word of a +1 instruction, a stall or a fault: nothing ran
   Config,  // SETCONFIG
   Unpack,  // UNPACK
-  Math,    // DATACOPY, ELTWISE, MATMUL, REDUCE, SFPU, ZERODEST
+  Math,    // DATACOPY, ELTWISE, MATMUL, REDUCE, SFPU, ZERODEST, TOPK, ROWCOPY
   Pack,    // PACK
 };
 const char* copUnitName(CopUnit unit);  // "none", "config", "unpack", "math", "pack"
@@ -105,6 +105,9 @@ struct CopCycleModel {
   uint32_t sfpuPowerBase = 3;       // power: (sfpuPowerBase + exponent) ops per pass
   uint32_t packOverhead = 8;        // per PACK, plus ceil(bytes written / l1BytesPerCycle)
   uint32_t untilizeRowOverhead = 1; // PACK untilize: per row written
+  uint32_t topkStage = 128;         // TOPK: per compare-exchange stage and value tile of the window
+  uint32_t topkOverhead = 8;        // TOPK: per instruction
+  uint32_t rowCopy = 2;             // ROWCOPY: one 32-value row through the matrix unit (8 rows per cycle: 1, plus issue)
 };
 
 // The model the simulated chip uses for `arch`: these defaults calibrated to
@@ -193,6 +196,7 @@ private:
   Outcome execUnpack(uint32_t fields, uint32_t address);
   Outcome execMath(uint32_t thread, uint32_t opcode, uint32_t fields, uint32_t arg);
   Outcome execPack(uint32_t fields, uint32_t address);
+  Outcome execTopk(uint32_t fields, uint32_t arg);
 
   bool destIs32() const;
   bool destIsInt() const;

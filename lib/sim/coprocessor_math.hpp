@@ -38,6 +38,13 @@ void matmulAccumulateInt(const IntTile& srcB, const IntTile& srcA, IntTile& acc)
 // bits for lrelu/relu_min/relu_max, the integer exponent for power).
 float sfpu(uint32_t func, uint32_t param, float x);
 
+// ---- topk network (contract::kOpTopk) ---------------------------------------
+// One TOPK step on a window of one or two value tiles and their index tiles
+// (values[1]/indices[1] unused for one tile), every row on its own. Returns
+// the compare-exchange stages it ran (for the cycle model), or -1 for
+// parameters the instruction does not accept (nothing changed then).
+int topkStep(uint32_t step, bool twoTiles, uint32_t arg, Tile* const values[2], Tile* const indices[2]);
+
 // ---- packer relu (contract::kCfgReluMode) ----------------------------------
 float relu(uint32_t mode, float threshold, float x);
 

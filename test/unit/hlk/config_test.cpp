@@ -292,20 +292,87 @@ TEST_CASE("reduce over z spills between slices; avg over z is rejected", "[hlk]"
   CHECK(a->diags.hasRule("hlk-unsupported-feature"));
 }
 
+TEST_CASE("topk: rows of m_k x u_kt tiles in, ceil(k/32) tiles out, two scratch intermediates", "[hlk]") {
+  const std::string in = "t: 1, mblock: [2, 4], ublock: [1, 2]";
+  auto l = load(netlistText(queue("v", "HOST", in, "Bfp8_b", 1) + queue("ix", "HOST", in, "UInt16", 3) +
+                                queue("out", "k0", "t: 1, mblock: [2, 1], ublock: [1, 2]", "UInt16", 2) +
+                                queue("out2", "k1", "t: 1, mblock: [2, 1], ublock: [1, 1]", "Float16_b", 4),
+                            "    k0: {type: topk, grid_loc: [0, 0], grid_size: [1, 1], inputs: [v, ix], in_df: "
+                            "[Bfp8_b, UInt16], out_df: UInt16, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 2], "
+                            "attributes: {m_k: 4, u_kt: 2, k: 64, sort: argmax}}\n"
+                            "    k1: {type: topk, grid_loc: [1, 0], grid_size: [1, 1], inputs: [v, ix], in_df: "
+                            "[Bfp8_b, UInt16], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 1], "
+                            "attributes: {m_k: 4, u_kt: 2, k: 64, sort: max}}\n",
+                            "wormhole_b0"));
+  auto c = configure(l, "k0");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.family == Family::Topk);
+  CHECK(k.topk.k == 64);
+  CHECK_FALSE(k.topk.values);
+  CHECK_FALSE(k.topk.kreduce);
+  CHECK(k.topk.tiles == 8);    // m_k 4 x u_kt 2
+  CHECK(k.topk.outTiles == 2); // 64 values
+  CHECK(k.common.destFormat == DataFormat::Float32); // indices up to 255 and beyond stay exact
+  // Each input row: 4 ublocks of [1 x 2] tiles along the row, per mblock row.
+  CHECK(*operand(k, 0).layout == Layout{1, {2, 4}, {1, 2}, UblockOrder::R});
+  CHECK(operand(k, 0).minTiles == 2);
+  CHECK(*operand(k, 1).layout == Layout{1, {2, 4}, {1, 2}, UblockOrder::R});
+  // Scratch: a whole row of values (Bfp8_b is kept as Float32: sorting moves
+  // values between shared-exponent blocks) and of indices.
+  CHECK(operand(k, 24).role == OperandRole::Intermediate);
+  CHECK(operand(k, 24).minTiles == 8);
+  CHECK(operand(k, 24).df == DataFormat::Float32);
+  CHECK(operand(k, 25).minTiles == 8);
+  CHECK(operand(k, 25).df == DataFormat::UInt16);
+  const KernelText text = renderKernel(k);
+  CHECK(contains(text.argsHeader, "constexpr int kTopkTiles = 8;"));
+  CHECK(contains(text.source, "topk_kernel::topk_row<kTopkK, kTopkTiles, kTopkKreduce, kTopkValues, kTopkOutTiles>"));
+
+  // k = 64 needs two output tile columns: one is an error naming the blocking.
+  auto bad = configure(l, "k1");
+  CHECK_FALSE(bad->config);
+  CHECK(bad->diags.hasRule("hlk-unsupported-feature"));
+}
+
+TEST_CASE("embedding: the table resident (all rows, the core's columns), one index tile per core row", "[hlk]") {
+  auto l = load(netlistText(queue("table", "HOST", "t: 1, mblock: [4, 2], ublock: [1, 2]", "Float16_b", 1) +
+                                queue("x", "HOST", "t: 1, mblock: [2, 1], ublock: [1, 1]", "RawUInt32", 3) +
+                                queue("out", "e0", "t: 1, mblock: [4, 2], ublock: [1, 2]", "Float16_b", 2),
+                            "    e0: {type: embedding, grid_loc: [0, 0], grid_size: [2, 2], inputs: [table, x], in_df: "
+                            "[Float16_b, RawUInt32], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [2, 1], ublock: [1, 2], attributes: {num_indices: 64}}\n",
+                            "wormhole_b0"));
+  auto c = configure(l, "e0");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.family == Family::Embedding);
+  CHECK(k.embedding.numIndices == 64);
+  CHECK(k.embedding.tableRows == 4); // 4 tile rows: 128 table rows
+  CHECK(k.embedding.tableCols == 2); // the table's 4 tile columns over 2 grid columns
+  CHECK(k.common.destFormat == DataFormat::Float32);
+  CHECK(*operand(k, 0).layout == Layout{1, {4, 1}, {1, 2}, UblockOrder::R});
+  CHECK(operand(k, 0).minTiles == 8); // resident: 4 x 2 tiles
+  CHECK(*operand(k, 1).layout == Layout{1, {1, 1}, {1, 1}, UblockOrder::R});
+  CHECK(operand(k, 1).minTiles == 1);
+}
+
 TEST_CASE("op types net2hlks does not implement are named in the diagnostic", "[hlk]") {
   auto l = load(netlistText(queue("in0", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 1) +
-                                queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 3) +
+                                queue("ix", "HOST", "t: 1, mblock: [1, 1], ublock: [1, 1]", "RawUInt32", 3) +
                                 queue("out", "d0", "t: 1, mblock: [1, 1], ublock: [1, 1]", "Float16_b", 2),
-                            "    d0: {type: topk, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0, ix], in_df: "
-                            "[Float16_b, Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
-                            "math_fidelity: HiFi3, t: 1, mblock: [1, 1], ublock: [1, 1], attributes: {k: 8, sort: max}}\n",
+                            "    d0: {type: buffer, grid_loc: [0, 0], grid_size: [1, 1], inputs: [in0], in_df: "
+                            "[Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                            "math_fidelity: HiFi3, t: 1, mblock: [1, 1], ublock: [1, 1]}\n",
                             "wormhole_b0"));
   auto c = configure(l, "d0");
   CHECK_FALSE(c->config);
   REQUIRE(c->diags.errorCount() == 1);
   CHECK(c->diags.diagnostics()[0].rule == "hlk-unsupported-op");
   CHECK(c->diags.diagnostics()[0].message ==
-        "op 'd0' in graph 'g': op type 'topk' is not supported by net2hlks yet");
+        "op 'd0' in graph 'g': op type 'buffer' is not supported by net2hlks yet");
   CHECK(c->diags.diagnostics()[0].loc.line == 11); // the line of d0 (its type)
 }
 
