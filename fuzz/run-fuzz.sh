@@ -8,7 +8,7 @@
 #           fuzz-soc-descriptor (the netlist front end is far larger), so
 #           1500 gives 20 min + 5 min. With one TARGET it gets all of it.
 # TARGET    netlist, soc, blob, pipegen-yaml, blob-yaml, elf, npy, cluster,
-#           hex, or readers (the last six: the readers of issue 21) or all
+#           hex, program, or readers (the last seven: issue 21) or all
 #           (default: netlist and soc). With several targets other than the
 #           netlist+soc pair, each gets an equal share of SECONDS.
 #
@@ -35,16 +35,17 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(netlist soc)
 
 build=${BUILD_DIR:-$root/build-fuzz}
+case $build in /*) ;; *) build=$PWD/$build ;; esac # the fuzzers run from the log directory
 nice_level=${NICE:-10}
 jobs=${JOBS:-1}
 work=$here/corpus-work
 
 case $total in '' | *[!0-9]*) echo "run-fuzz.sh: SECONDS must be a number, got '$total'" >&2; exit 2 ;; esac
-readers=(pipegen-yaml blob-yaml elf npy cluster hex)
+readers=(pipegen-yaml blob-yaml elf npy cluster hex program)
 expanded=()
 for t in "${targets[@]}"; do
   case $t in
-    netlist | soc | blob | pipegen-yaml | blob-yaml | elf | npy | cluster | hex) expanded+=("$t") ;;
+    netlist | soc | blob | pipegen-yaml | blob-yaml | elf | npy | cluster | hex | program) expanded+=("$t") ;;
     readers) expanded+=("${readers[@]}") ;;
     all) expanded+=(netlist soc blob "${readers[@]}") ;;
     *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc, blob, ${readers[*]}, readers, all)" >&2; exit 2 ;;
@@ -75,6 +76,7 @@ status=0
 summary=()
 for t in "${targets[@]}"; do
   bin=$build/fuzz/$(bin_of "$t") seeds=$here/seeds/$t
+  [ "$t" = program ] && seeds=$here/seeds/netlist # programs live in netlists
   secs=$(seconds_for "$t")
   corpus=$work/$t
   artifacts=$work/artifacts/$t
@@ -87,7 +89,7 @@ for t in "${targets[@]}"; do
   # the seeds of pipegen.yaml/blob.yaml (up to 12 KB) fit in max_len.
   case $t in
     blob) flags+=(-max_len=65536) ;;
-    netlist | soc) flags+=(-max_len=8192 -dict="$here/netlist.dict") ;;
+    netlist | soc | program) flags+=(-max_len=8192 -dict="$here/netlist.dict") ;;
     pipegen-yaml | blob-yaml | cluster) flags+=(-max_len=16384 -dict="$here/$t.dict") ;;
     *) flags+=(-max_len=8192 -dict="$here/$t.dict") ;;
   esac
