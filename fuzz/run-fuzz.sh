@@ -7,8 +7,10 @@
 # SECONDS   total fuzzing time, default 600. Split 4:1 between fuzz-netlist and
 #           fuzz-soc-descriptor (the netlist front end is far larger), so
 #           1500 gives 20 min + 5 min. With one TARGET it gets all of it.
-# TARGET    netlist, soc and/or blob (default: netlist and soc). blob (the
-#           overlay blob decoder and .hex reader) runs only when named.
+# TARGET    netlist, soc, blob, pipegen-yaml, blob-yaml, elf, npy, cluster,
+#           hex, program, or readers (the last seven: issue 21) or all
+#           (default: netlist and soc). With several targets other than the
+#           netlist+soc pair, each gets an equal share of SECONDS.
 #
 # Environment:
 #   BUILD_DIR    build directory (default: <repo>/build-fuzz)
@@ -33,14 +35,25 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(netlist soc)
 
 build=${BUILD_DIR:-$root/build-fuzz}
+case $build in /*) ;; *) build=$PWD/$build ;; esac # the fuzzers run from the log directory
 nice_level=${NICE:-10}
 jobs=${JOBS:-1}
 work=$here/corpus-work
 
 case $total in '' | *[!0-9]*) echo "run-fuzz.sh: SECONDS must be a number, got '$total'" >&2; exit 2 ;; esac
+readers=(pipegen-yaml blob-yaml elf npy cluster hex program)
+expanded=()
 for t in "${targets[@]}"; do
-  case $t in netlist | soc | blob) ;; *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc, blob)" >&2; exit 2 ;; esac
+  case $t in
+    netlist | soc | blob | pipegen-yaml | blob-yaml | elf | npy | cluster | hex | program) expanded+=("$t") ;;
+    readers) expanded+=("${readers[@]}") ;;
+    all) expanded+=(netlist soc blob "${readers[@]}") ;;
+    *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc, blob, ${readers[*]}, readers, all)" >&2; exit 2 ;;
+  esac
 done
+targets=("${expanded[@]}")
+# The fuzzer binary of a target: fuzz-<target>, but soc is fuzz-soc-descriptor.
+bin_of() { if [ "$1" = soc ]; then echo fuzz-soc-descriptor; else echo "fuzz-$1"; fi; }
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -48,26 +61,22 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=ON -DTESSERA_TESTS=OFF || exit 1
   fi
   build_targets=()
-  for t in "${targets[@]}"; do
-    case $t in netlist) build_targets+=(fuzz-netlist) ;; soc) build_targets+=(fuzz-soc-descriptor) ;; blob) build_targets+=(fuzz-blob) ;; esac
-  done
+  for t in "${targets[@]}"; do build_targets+=("$(bin_of "$t")"); done
   nice -n "$nice_level" cmake --build "$build" --target "${build_targets[@]}" || exit 1
 fi
 
 seconds_for() { # $1 = target
   if [ ${#targets[@]} -eq 1 ]; then echo "$total"
-  elif [ "$1" = netlist ]; then echo $((total * 4 / 5))
-  else echo $((total - total * 4 / 5)); fi
+  elif [ "${targets[*]}" = "netlist soc" ] || [ "${targets[*]}" = "soc netlist" ]; then
+    if [ "$1" = netlist ]; then echo $((total * 4 / 5)); else echo $((total - total * 4 / 5)); fi
+  else echo $((total / ${#targets[@]})); fi
 }
 
 status=0
 summary=()
 for t in "${targets[@]}"; do
-  case $t in
-    netlist) bin=$build/fuzz/fuzz-netlist seeds=$here/seeds/netlist ;;
-    soc) bin=$build/fuzz/fuzz-soc-descriptor seeds=$here/seeds/soc ;;
-    blob) bin=$build/fuzz/fuzz-blob seeds=$here/seeds/blob ;;
-  esac
+  bin=$build/fuzz/$(bin_of "$t") seeds=$here/seeds/$t
+  [ "$t" = program ] && seeds=$here/seeds/netlist # programs live in netlists
   secs=$(seconds_for "$t")
   corpus=$work/$t
   artifacts=$work/artifacts/$t
@@ -75,8 +84,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   before=$(ls "$artifacts" | wc -l)
   flags=(-timeout=10 -rss_limit_mb=2048 -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$artifacts/")
-  # A blob is up to 56 KiB of binary words; the YAML targets get the dictionary.
-  if [ "$t" = blob ]; then flags+=(-max_len=65536); else flags+=(-max_len=8192 -dict="$here/netlist.dict"); fi
+  # A blob is up to 56 KiB of binary words; the YAML targets get their
+  # format's dictionary (netlist.dict for netlists and SoC descriptors), and
+  # the seeds of pipegen.yaml/blob.yaml (up to 12 KB) fit in max_len.
+  case $t in
+    blob) flags+=(-max_len=65536) ;;
+    netlist | soc | program) flags+=(-max_len=8192 -dict="$here/netlist.dict") ;;
+    pipegen-yaml | blob-yaml | cluster) flags+=(-max_len=16384 -dict="$here/$t.dict") ;;
+    *) flags+=(-max_len=8192 -dict="$here/$t.dict") ;;
+  esac
   [ "$jobs" -gt 1 ] && flags+=(-jobs="$jobs" -workers="$jobs")
   # shellcheck disable=SC2206 # FUZZ_FLAGS is a list of flags
   flags+=(${FUZZ_FLAGS:-})
