@@ -77,16 +77,24 @@ inline __m256 roundBf16(__m256 x) {
 }
 
 // The chain of 4 rows x 8 columns over one tile: c[i] = sum_k a[i][k] * b[k]
-// in Eigen's order for that column group (see splitGroups).
+// in Eigen's order for that column group (see splitGroups). The fixed loops
+// are unrolled so the chains stay in registers (-O2 does not unroll them).
 template <bool Split>
 inline void chains4(const float* a, int64_t lda, const float* b, int64_t ldb, __m256 (&c)[4]) {
   __m256 even[4], odd[4];
+  #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) even[i] = odd[i] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < kTileK; ++k) {
-    const __m256 bk = _mm256_loadu_ps(b + k * ldb);
-    __m256(&acc)[4] = (Split && (k & 1)) ? odd : even;
-    for (int i = 0; i < 4; ++i) acc[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + i * lda + k), bk, acc[i]);
+  for (int64_t k = 0; k < kTileK; k += 2) {
+    const __m256 b0 = _mm256_loadu_ps(b + k * ldb);
+    const __m256 b1 = _mm256_loadu_ps(b + (k + 1) * ldb);
+    #pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+      even[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + i * lda + k), b0, even[i]);
+      __m256& second = Split ? odd[i] : even[i];
+      second = _mm256_fmadd_ps(_mm256_broadcast_ss(a + i * lda + k + 1), b1, second);
+    }
   }
+  #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) c[i] = Split ? _mm256_add_ps(even[i], odd[i]) : even[i];
 }
 
@@ -94,16 +102,19 @@ inline void chains4(const float* a, int64_t lda, const float* b, int64_t ldb, __
 // (the common case: eight independent FMA chains).
 inline void addTile4x16(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb) {
   __m256 lo[4], hi[4];
+  #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
   for (int64_t k = 0; k < kTileK; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b + k * ldb);
     const __m256 b1 = _mm256_loadu_ps(b + k * ldb + kVec);
+    #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
       const __m256 ai = _mm256_broadcast_ss(a + i * lda + k);
       lo[i] = _mm256_fmadd_ps(ai, b0, lo[i]);
       hi[i] = _mm256_fmadd_ps(ai, b1, hi[i]);
     }
   }
+  #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     float* row = c + i * ldc;
     _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), lo[i]));
@@ -117,6 +128,7 @@ inline void addTile4x8(bool split, float* c, int64_t ldc, const float* a, int64_
     chains4<true>(a, lda, b, ldb, ch);
   else
     chains4<false>(a, lda, b, ldb, ch);
+  #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) _mm256_storeu_ps(c + i * ldc, _mm256_add_ps(_mm256_loadu_ps(c + i * ldc), ch[i]));
 }
 
@@ -133,31 +145,41 @@ bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> 
   if (lastRows != 0 && m > kGemmPanelRows && !splitGroups(lastRows, n, splitLast)) return false;
   const bool bf16 = dest == DataFormat::Float16_b;
 
-  // Column strips of C outer, so B's strip (tiles x 32 rows) stays in cache
-  // over all rows; 4 rows of C at a time, every tile and term, then rounding.
+  // Column strips of C outer; each term's strip of B (tiles x 32 rows) is
+  // copied to a contiguous buffer that stays in cache over all rows of C (read
+  // in place, every row of B is another page: TLB misses cost more than the
+  // copy). Then 4 rows of C at a time, every tile and term, then rounding.
   constexpr int64_t kStrip = 64;
+  const int64_t depth = tiles * kTileK;
+  thread_local std::vector<float> packed;
+  packed.resize(static_cast<size_t>(static_cast<int64_t>(terms.size()) * depth * kStrip));
   for (int64_t j0 = 0; j0 < n; j0 += kStrip) {
     const int64_t j1 = std::min(n, j0 + kStrip);
+    const int64_t width = j1 - j0;
+    for (size_t ti = 0; ti < terms.size(); ++ti)
+      for (int64_t k = 0; k < depth; ++k)
+        std::copy_n(terms[ti].b + k * ldb + j0, width, packed.data() + (static_cast<int64_t>(ti) * depth + k) * width);
     for (int64_t r0 = 0; r0 < m; r0 += 4) {
       const bool inLast = lastRows != 0 && m > kGemmPanelRows && r0 >= m - lastRows;
       const std::vector<uint8_t>& split = inLast ? splitLast : splitFull;
       float* cRows = c + r0 * n;
       for (int64_t t = 0; t < tiles; ++t) {
-        for (const GemmTerm& term : terms) {
-          const float* a = term.a + r0 * lda + t * kTileK;
-          const float* b = term.b + t * kTileK * ldb;
+        for (size_t ti = 0; ti < terms.size(); ++ti) {
+          const float* a = terms[ti].a + r0 * lda + t * kTileK;
+          const float* b = packed.data() + (static_cast<int64_t>(ti) * depth + t * kTileK) * width;
           int64_t j = j0;
           while (j < j1) {
             const size_t g = static_cast<size_t>(j / kVec);
             if (j + 2 * kVec <= j1 && !split[g] && !split[g + 1]) {
-              addTile4x16(cRows + j, n, a, lda, b + j, ldb);
+              addTile4x16(cRows + j, n, a, lda, b + (j - j0), width);
               j += 2 * kVec;
             } else {
-              addTile4x8(split[g] != 0, cRows + j, n, a, lda, b + j, ldb);
+              addTile4x8(split[g] != 0, cRows + j, n, a, lda, b + (j - j0), width);
               j += kVec;
             }
           }
         }
+        #pragma GCC unroll 4
         for (int i = 0; i < 4; ++i) {
           float* row = cRows + i * n;
           if (bf16) {
