@@ -329,9 +329,12 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
             size_t count = 0;
             for (const auto& [lhs, rhs] : pairs) blockTerms[count++] = {lhs + kc0, rhs + kc0 * n};
             if (gemmTilesRounded(acc, m, n, std::span<const GemmTerm>(blockTerms, count), k, n, uKt, dest)) {
-              if (++step < chainLength) {
+              // The kernel left every value rounded to dest: rounding to the
+              // same format again changes no bit (it is idempotent), so only
+              // another intermed_df costs a pass.
+              if (++step < chainLength && spec.intermedDf != dest) {
                 roundAcc(spec.intermedDf, acc);
-                if (spec.intermedDf != dest) roundAcc(dest, acc);
+                roundAcc(dest, acc);
               }
               continue;
             }
