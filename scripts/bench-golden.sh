@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: the golden target on the largest corpus netlist (or the file
 # given). Prints the machine, the command, wall time and peak RSS of the whole
-# run, the loader's per-op-type profile with matmul GFLOP/s, and this core's
+# run, its CPU time, the loader's per-op-type profile with matmul GFLOP/s, and this core's
 # theoretical fp32 peak for comparison. Record the figures in docs/performance.md.
 #
 #   scripts/bench-golden.sh [NETLIST] [LOADER ARGS...]
@@ -29,7 +29,9 @@ echo "machine: $(nproc) cores, $model, $(free -g | awk '/Mem:/{print $2}') GiB"
 echo "peak:    $(awk -v m="$mhz" -v p="$per" 'BEGIN{printf "%.1f", m*p/1000}') GFLOP/s per core (fp32, $isa, ${mhz} MHz x $per FLOP/cycle)"
 echo "command: loader --target golden --profile $netlist $*"
 stats="$(mktemp)"; trap 'rm -f "$stats"' EXIT
-/usr/bin/time -o "$stats" -f '%e %M' "$tool" --target golden --profile "$netlist" "$@" 2>/dev/null | sed -n '/^profile/,$p'
-out="$(tail -1 "$stats")"
-echo "wall:    ${out% *} s"
-echo "peak RSS: $(( ${out#* } / 1024 )) MB"
+/usr/bin/time -o "$stats" -f '%e %M %U %S' "$tool" --target golden --profile "$netlist" "$@" 2>/dev/null | sed -n '/^profile/,$p'
+read -r wall rss user sys < <(tail -1 "$stats")
+echo "wall:    $wall s"
+# CPU time: what a loaded machine does not inflate (wall does, by the load).
+echo "cpu:     user $user s, system $sys s"
+echo "peak RSS: $(( rss / 1024 )) MB"

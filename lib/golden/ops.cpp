@@ -41,7 +41,7 @@ using netlist::OpAttributes;
 constexpr int64_t kTile = formats::kTileDim;
 // Output rows per panel of a matmul rounded in dest per tile (64 x 1024
 // floats: 256 KB, within L2).
-constexpr int64_t kPanelRows = 64;
+constexpr int64_t kPanelRows = kGemmPanelRows;
 
 // ---------------------------------------------------------------- helpers
 // Tensor::at on a const tensor returns a value; row copies need the address.
@@ -319,9 +319,26 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
         const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
                                        static_cast<size_t>(k * n));
         for (int64_t block = 0; block < mK; ++block) {
-          // Per tile: a panel of output rows at a time, so the partial sums
-          // stay in cache between the tile products and their rounding
-          // (each value's arithmetic is the same whatever the panel).
+          // Per tile: one fused kernel where this build has it, else a panel
+          // of output rows at a time, so the partial sums stay in cache
+          // between the tile products and their rounding (each value's
+          // arithmetic is the same whatever the panel).
+          const int64_t kc0 = block * blockCols;
+          if (perTile) {
+            GemmTerm blockTerms[2];
+            size_t count = 0;
+            for (const auto& [lhs, rhs] : pairs) blockTerms[count++] = {lhs + kc0, rhs + kc0 * n};
+            if (gemmTilesRounded(acc, m, n, std::span<const GemmTerm>(blockTerms, count), k, n, uKt, dest)) {
+              // The kernel left every value rounded to dest: rounding to the
+              // same format again changes no bit (it is idempotent), so only
+              // another intermed_df costs a pass.
+              if (++step < chainLength && spec.intermedDf != dest) {
+                roundAcc(spec.intermedDf, acc);
+                roundAcc(dest, acc);
+              }
+              continue;
+            }
+          }
           const int64_t panel = perTile ? kPanelRows : m;
           for (int64_t r0 = 0; r0 < m; r0 += panel) {
             const int64_t rows = std::min(panel, m - r0);
