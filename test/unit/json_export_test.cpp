@@ -84,7 +84,7 @@ test-config:
   stimulus-config: {type: Normal, normal_mean: 0.0}
   test-args: {program_loop_count: 2}
 performance-check:
-  host: {expected: 0}
+  host: {backend-samples-per-second: {expected: 0}}
 my-section: [1, 2]
 )";
 
@@ -100,7 +100,7 @@ TEST_CASE("netlistToJson: top level", "[netlist][json]") {
   CHECK(j["version"] == 1);
   CHECK(j["devices"] == Json::parse(R"({"arch": ["grayskull", "wormhole_b0"]})"));
   CHECK(j["fused_ops"] == Json::array());
-  CHECK(j["performance_check"] == Json::parse(R"({"host": {"expected": 0}})"));
+  CHECK(j["performance_check"] == Json::parse(R"({"host": {"backend-samples-per-second": {"expected": 0}}})"));
   CHECK(j["extra_sections"] == Json::parse(R"({"my-section": [1, 2]})"));
 }
 
