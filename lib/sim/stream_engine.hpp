@@ -237,6 +237,9 @@ private:
   bool stepEthSend(Stream& s, uint64_t until);
   bool stepEthReceive(Stream& s, uint64_t until);
   void returnCredit(Ring& r, uint64_t time);
+  // A packet over this chip's channel `chan` to `peer`, numbered in send order.
+  EthPacket ethPacket(EthPacket::Kind kind, uint32_t chan, const EthEndpoint& peer, const blob::StreamName& from,
+                      const blob::StreamName& to, uint64_t sent, uint64_t arrival);
   std::string ethWaitReason(const Stream& s) const;
   std::string describe(const Stream& s) const;
   std::string waitReason(const Stream& s) const;

@@ -180,23 +180,30 @@ void StreamEngine::receivePackets(std::vector<EthPacket>& packets) {
   }
 }
 
+EthPacket StreamEngine::ethPacket(EthPacket::Kind kind, uint32_t chan, const EthEndpoint& peer,
+                                  const blob::StreamName& from, const blob::StreamName& to, uint64_t sent,
+                                  uint64_t arrival) {
+  EthPacket pk;
+  pk.kind = kind;
+  pk.srcChip = eth_->chip;
+  pk.dstChip = peer.chip;
+  pk.srcChan = chan;
+  pk.dstChan = peer.chan;
+  pk.seq = ethSeq_++;
+  pk.sent = sent;
+  pk.arrival = arrival;
+  pk.from = from;
+  pk.to = to;
+  return pk;
+}
+
 // A freed slot of a ring fed over ethernet: one credit back to its sender,
 // on the reverse direction of the same link (a 16-byte word: its link time
 // is not booked, only the latency).
 void StreamEngine::returnCredit(Ring& r, uint64_t time) {
   const Stream& s = *r.ethReceiver;
   const EthRx& rx = *s.ethRx;
-  EthPacket pk;
-  pk.kind = EthPacket::Kind::Credit;
-  pk.srcChip = eth_->chip;
-  pk.dstChip = rx.peer.chip;
-  pk.srcChan = rx.chan;
-  pk.dstChan = rx.peer.chan;
-  pk.seq = ethSeq_++;
-  pk.sent = time;
-  pk.arrival = time + eth_->params.latency;
-  pk.from = s.name;
-  pk.to = rx.from;
+  EthPacket pk = ethPacket(EthPacket::Kind::Credit, rx.chan, rx.peer, s.name, rx.from, time, time + eth_->params.latency);
   pk.count = 1;
   outbox_.push_back(std::move(pk));
 }
@@ -230,17 +237,7 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
     tx.credits.pop_front();
     const uint64_t ser = ethSerializationCycles(eth_->params, r.msgSize);
     ethTxBusy_[tx.chan] = t0 + ser;
-    EthPacket pk;
-    pk.kind = EthPacket::Kind::Tile;
-    pk.srcChip = eth_->chip;
-    pk.dstChip = tx.peer.chip;
-    pk.srcChan = tx.chan;
-    pk.dstChan = tx.peer.chan;
-    pk.seq = ethSeq_++;
-    pk.sent = t0;
-    pk.arrival = t0 + ser + eth_->params.latency;
-    pk.from = s.name;
-    pk.to = tx.to;
+    EthPacket pk = ethPacket(EthPacket::Kind::Tile, tx.chan, tx.peer, s.name, tx.to, t0, t0 + ser + eth_->params.latency);
     const size_t at = r.base + (k % r.slots) * r.msgSize;
     pk.bytes.assign(l1.begin() + static_cast<std::ptrdiff_t>(at),
                     l1.begin() + static_cast<std::ptrdiff_t>(at + r.msgSize));
