@@ -257,13 +257,33 @@ std::vector<std::string> Driver::compileArgs(const Kernel& kernel, int t) const 
 }
 
 std::string Driver::cachePath(const std::string& key) const {
-  return cacheDir_ + "/v1/" + key.substr(0, 2) + "/" + key + ".elf";
+  return cacheDir_ + "/v2/" + key.substr(0, 2) + "/" + key + ".entry";
 }
 
+namespace {
+// A cache entry is one header line, then the ELF (docs/hlkc.md, "Cache"):
+// the header names the key the entry was stored under and the SHA-256 of
+// the ELF bytes, so a truncated entry or one copied under another key is
+// seen as such even when its bytes still parse as a valid ELF.
+constexpr std::string_view kEntryTag = "tessera-hlkc-entry-2";
+
+std::string entryHeader(const std::string& key, std::string_view elf) {
+  return std::string(kEntryTag) + " " + key + " " + Sha256::hex(elf) + "\n";
+}
+} // namespace
+
 bool Driver::loadCached(const std::string& path, int t, std::string& elf) {
-  std::string error;
-  if (!readWholeFile(path, elf, error)) return false;
-  auto image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}, error);
+  std::string error, entry;
+  if (!readWholeFile(path, entry, error)) return false;
+  const std::string key = fs::path(path).stem().string();
+  const size_t headerSize = kEntryTag.size() + 1 + 64 + 1 + 64 + 1;
+  bool intact = entry.size() > headerSize &&
+                entry.compare(0, headerSize, entryHeader(key, std::string_view(entry).substr(headerSize))) == 0;
+  std::optional<elf::Image> image;
+  if (intact) {
+    elf = entry.substr(headerSize);
+    image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}, error);
+  }
   if (!image || checkImage(*image, t, *arch_)) {
     if (opt_.verbose) log("hlkc: ignoring a corrupt cache entry " + path);
     return false;
@@ -277,7 +297,7 @@ void Driver::storeCached(const std::string& key, const std::string& elf) {
   fs::create_directories(fs::path(path).parent_path(), ec);
   std::string error;
   if (ec) error = ec.message();
-  else if (writeFileAtomic(path, elf, error)) return;
+  else if (writeFileAtomic(path, entryHeader(key, elf) + elf, error)) return;
   if (!cacheWriteFailed_.exchange(true)) {
     std::lock_guard<std::mutex> lock(logMu_);
     cacheWriteError_ = "cannot write to the cache " + cacheDir_ + ": " + error;
@@ -317,7 +337,7 @@ std::string Driver::manifestKey(const Kernel& kernel, int t) const {
 
 bool Driver::readManifest(const std::string& mkey, std::string& key, std::vector<std::string>& deps) {
   std::string text, error;
-  std::string path = cacheDir_ + "/v1/" + mkey.substr(0, 2) + "/" + mkey + ".manifest";
+  std::string path = cacheDir_ + "/v2/" + mkey.substr(0, 2) + "/" + mkey + ".manifest";
   if (!readWholeFile(path, text, error)) return false;
   const std::string header = "tessera-hlkc-manifest-1\n";
   if (text.rfind(header, 0) != 0) return false;
@@ -358,7 +378,7 @@ void Driver::writeManifest(const std::string& mkey, const std::string& key, cons
       if (data.find(macro) != std::string::npos) return;
     text += "dep " + Sha256::hex(data) + " " + dep + "\n";
   }
-  std::string path = cacheDir_ + "/v1/" + mkey.substr(0, 2) + "/" + mkey + ".manifest";
+  std::string path = cacheDir_ + "/v2/" + mkey.substr(0, 2) + "/" + mkey + ".manifest";
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   std::string error;

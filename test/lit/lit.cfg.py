@@ -51,3 +51,15 @@ if getattr(config, "have_mpi", "").upper() in ("TRUE", "ON", "1") and shutil.whi
     config.substitutions.append(("%mpirun",
         "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 "
         "mpirun --oversubscribe --bind-to none -np"))
+
+# Build-fault tests (test/faults/fault_inject.cpp): %fault_inject preloads the
+# write-fault injector; TESSERA_FAULT_* in the environment arm it.
+fault_inject = getattr(config, "fault_inject", "")
+if fault_inject and os.path.isfile(fault_inject):
+    config.available_features.add("fault-inject")
+    config.substitutions.append(("%fault_inject", "env LD_PRELOAD=" + fault_inject))
+# A private mount namespace (util-linux unshare) lets a test mount a small
+# tmpfs without root: the full-disk test.
+import subprocess
+if shutil.which("unshare") and subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0:
+    config.available_features.add("userns")
