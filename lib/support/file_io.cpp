@@ -1,5 +1,6 @@
 #include "support/file_io.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -45,7 +46,9 @@ std::optional<std::string> readFile(const std::string& path, std::string& error)
 }
 
 bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // Unique per process and call: two threads writing one path never share a temp file.
+  static std::atomic<uint64_t> serial{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = std::strerror(errno);
