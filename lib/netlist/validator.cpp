@@ -252,10 +252,10 @@ private:
     }
   }
 
-  // Two queues must not share DRAM unless one aliases the other or their
+  // Two queues (or two buffers of one queue) must not share DRAM unless one aliases the other or their
   // lifetimes are managed by allocate_queue/deallocate_queue.
   void checkDramOverlap() {
-    struct Range { uint64_t begin, end; const Queue* queue; SourceLoc loc; };
+    struct Range { uint64_t begin, end; const Queue* queue; SourceLoc loc; size_t index; };
     // Each chip has its own DRAM: queues on different chips may share addresses.
     std::map<std::pair<ChipId, int64_t>, std::vector<Range>> byChannel;
     for (const Queue& queue : nl_.queues) {
@@ -267,9 +267,10 @@ private:
             queue.ublock.value.r > 0 && queue.ublock.value.c > 0 && queue.df.present()))
         continue;
       uint64_t bytes = queueBufferBytes(queue);
-      for (const AllocAddress& a : queue.dram) {
+      for (size_t i = 0; i < queue.dram.size(); ++i) {
+        const AllocAddress& a = queue.dram[i];
         uint64_t end = bytes > UINT64_MAX - a.address ? UINT64_MAX : a.address + bytes;
-        byChannel[{*chip, a.channel}].push_back({a.address, end, &queue, a.loc});
+        byChannel[{*chip, a.channel}].push_back({a.address, end, &queue, a.loc, i});
       }
     }
     std::set<std::pair<std::string, std::string>> reported;
@@ -277,7 +278,8 @@ private:
       const std::string where = (cluster().chipCount() > 1 ? "chip " + std::to_string(chipChannel.first) + " " : "") +
                                 "channel " + std::to_string(chipChannel.second);
       std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.queue->name < b.queue->name;
+        if (a.begin != b.begin) return a.begin < b.begin;
+        return a.queue->name != b.queue->name ? a.queue->name < b.queue->name : a.index < b.index;
       });
       // Sweep in address order, comparing each buffer with the one reaching
       // furthest so far: that also catches a buffer nested inside a big one.
@@ -286,8 +288,19 @@ private:
         const Range& cur = ranges[i];
         const Range& prev = *reach;
         if (cur.end > reach->end) reach = &cur;
-        if (cur.begin >= prev.end || prev.queue == cur.queue) continue;
+        if (cur.begin >= prev.end) continue;
         if (aliasedQueues_.count(prev.queue->name) || aliasedQueues_.count(cur.queue->name)) continue;
+        if (prev.queue == cur.queue) {
+          // Two cells of one queue in one place: each core reads the tiles
+          // written last to either (the reference model keeps them apart).
+          if (!reported.insert({cur.queue->name, cur.queue->name}).second) continue;
+          d_.warning("dram-overlap", cur.loc,
+                     "queue " + quote(cur.queue->name) + ": DRAM buffer " + std::to_string(cur.index) + " on " + where +
+                         " overlaps its buffer " + std::to_string(prev.index))
+              .note(prev.loc, "buffer " + std::to_string(prev.index) + " spans " + std::to_string(prev.end - prev.begin) +
+                                  " bytes from here");
+          continue;
+        }
         if (!reported.insert({prev.queue->name, cur.queue->name}).second) continue;
         // A warning: the BUDA backend does not check this and real netlists share
         // DRAM on purpose (e.g. a cache written in place under a second name).

@@ -110,12 +110,22 @@ int64_t RelayChains::granuleOf(uint32_t h) const {
   return b.packer ? b.ublockTiles : std::max<int64_t>(1, int64_t{b.doc.ublockRt} * b.doc.ublockCt);
 }
 
-// The replica on `chip` of buffer `src` (on another chip): the last relay
-// of a chain along ClusterDescriptor::route, built on first use; every
-// relay of the chain is the replica of its chip for later readers.
+// Who reads a chain: an op input, or a queue an op writes; onChip adds the
+// list (the pipe). Each reading pipe gets chains of its own: a chain is one
+// FIFO that pipegen fills reader after reader, so two pipes sharing it (two
+// operands of one core, two cores or ops one of which waits on the other)
+// would each wait for tiles queued behind the other's.
+std::string RelayChains::readerKey(const Op& op, int input, const std::string& queue) {
+  return queue.empty() ? op.name + "/" + std::to_string(input) : "queue/" + queue;
+}
+
+// The replica on `chip` of buffer `src` (on another chip) for one reader:
+// the last relay of a chain along ClusterDescriptor::route, built on first
+// use; every relay of the chain is the replica of its chip for that
+// reader's later tiles.
 std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const Op& forOp, int input, SourceLoc loc,
-                                             const std::string& queue) {
-  if (auto it = relayed_.find({src, chip}); it != relayed_.end()) return it->second;
+                                             const std::string& queue, const std::string& who) {
+  if (auto it = relayed_.find({src, chip, who}); it != relayed_.end()) return it->second;
   std::vector<SourceTile> all;
   const int64_t tiles = bufs_[src].doc.tilesPerInput;
   all.reserve(static_cast<size_t>(tiles));
@@ -123,27 +133,28 @@ std::optional<uint32_t> RelayChains::relayTo(uint32_t src, uint32_t chip, const 
   const Buffer like = bufs_[src].doc; // a copy: ethBuffer grows bufs_
   return chain(all, like, granuleOf(src), chip, forOp, input, loc, queue, bufs_[src].doc.mdOpName,
                [&](uint32_t c) -> std::optional<uint32_t> {
-                 auto it = relayed_.find({src, c});
+                 auto it = relayed_.find({src, c, who});
                  return it == relayed_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
                },
-               [&](uint32_t c, uint32_t h) { relayed_.emplace(std::make_pair(src, c), h); });
+               [&](uint32_t c, uint32_t h) { relayed_.emplace(std::make_tuple(src, c, who), h); });
 }
 
 // A consumer's tiles from several buffers of another chip, gathered there
 // in its order into one chain (as BUDA gathers a chip-to-chip pipe on the
 // producer's chip): one chain instead of one per buffer.
 std::optional<uint32_t> RelayChains::gatherTo(const std::vector<SourceTile>& tiles, uint32_t chip, const Op& forOp,
-                                              int input, SourceLoc loc, const std::string& queue) {
-  if (auto it = gathered_.find({tiles, chip}); it != gathered_.end()) return it->second;
+                                              int input, SourceLoc loc, const std::string& queue,
+                                              const std::string& who) {
+  if (auto it = gathered_.find({tiles, chip, who}); it != gathered_.end()) return it->second;
   Buffer like = bufs_[tiles.front().source].doc;
   like.tilesPerInput = static_cast<uint32_t>(tiles.size());
   return chain(tiles, like, granuleOf(tiles.front().source), chip, forOp, input, loc, queue,
                like.mdOpName + " (gathered)",
                [&](uint32_t c) -> std::optional<uint32_t> {
-                 auto it = gathered_.find({tiles, c});
+                 auto it = gathered_.find({tiles, c, who});
                  return it == gathered_.end() ? std::nullopt : std::optional<uint32_t>(it->second);
                },
-               [&](uint32_t c, uint32_t h) { gathered_.emplace(std::make_pair(tiles, c), h); });
+               [&](uint32_t c, uint32_t h) { gathered_.emplace(std::make_tuple(tiles, c, who), h); });
 }
 
 std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first, const Buffer& like, int64_t granule,
@@ -268,14 +279,21 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
   // Per source chip: the buffers read, and each list's tiles from there.
   std::map<uint32_t, std::set<uint32_t>> buffers;
   std::map<uint32_t, std::set<std::vector<SourceTile>>> gathers;
+  std::map<uint32_t, size_t> replicas; // chains without gathering: per distinct list, its buffers there
+  std::set<std::vector<SourceTile>> seen;
   for (const auto& list : lists) {
+    const bool fresh = seen.insert(list).second;
     std::map<uint32_t, std::vector<SourceTile>> mine;
+    std::map<uint32_t, std::set<uint32_t>> mineBufs;
     for (const SourceTile& t : list)
       if (remote(t)) {
         buffers[bufs_[t.source].doc.chipId].insert(t.source);
         mine[bufs_[t.source].doc.chipId].push_back(t);
+        mineBufs[bufs_[t.source].doc.chipId].insert(t.source);
       }
     for (auto& [c, tiles] : mine) gathers[c].insert(std::move(tiles));
+    if (fresh)
+      for (const auto& [c, bs] : mineBufs) replicas[c] += bs.size();
   }
   std::set<uint32_t> gather;
   for (const auto& [c, bs] : buffers) {
@@ -283,16 +301,20 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
     // hop; a gather puts all of a list on one.
     const std::vector<ChipId> route = sh_.cluster.route(c, chip);
     const size_t links = route.size() > 1 ? sh_.cluster.linksBetween(route[0], route[1]).size() : 0;
-    if (bs.size() > 1 && (!queue.empty() || (gathers[c].size() < bs.size() && bs.size() > links))) gather.insert(c);
+    if (bs.size() > 1 && (!queue.empty() || (gathers[c].size() < replicas[c] && bs.size() > links))) gather.insert(c);
   }
-  std::map<uint32_t, uint32_t> replica;
+  // Equal lists become one pipe (a multicast) and share their chains.
+  std::map<std::vector<SourceTile>, size_t> listIds;
   for (auto& list : lists) {
+    const std::string who =
+        readerKey(op, input, queue) + "#" + std::to_string(listIds.emplace(list, listIds.size()).first->second);
+    std::map<uint32_t, uint32_t> replica;
     std::map<uint32_t, std::vector<SourceTile>> mine;
     for (const SourceTile& t : list)
       if (remote(t) && gather.count(bufs_[t.source].doc.chipId)) mine[bufs_[t.source].doc.chipId].push_back(t);
     std::map<uint32_t, std::pair<uint32_t, int64_t>> next; // source chip -> (its relay, next tile)
     for (const auto& [c, tiles] : mine) {
-      auto r = gatherTo(tiles, chip, op, input, loc, queue);
+      auto r = gatherTo(tiles, chip, op, input, loc, queue, who);
       if (!r) return false;
       next[c] = {*r, 0};
     }
@@ -304,7 +326,7 @@ bool RelayChains::onChip(std::vector<std::vector<SourceTile>>& lists, uint32_t c
       }
       auto it = replica.find(t.source);
       if (it == replica.end()) {
-        auto r = relayTo(t.source, chip, op, input, loc, queue);
+        auto r = relayTo(t.source, chip, op, input, loc, queue, who);
         if (!r) return false;
         it = replica.emplace(t.source, *r).first;
       }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -70,12 +71,13 @@ private:
                                     const netlist::Op* op, int category, const std::string& comment, SourceLoc loc);
   PendingPipe chainPipe(uint32_t from, uint32_t to, const netlist::Op* op, int input, const std::string& what);
   int64_t granuleOf(uint32_t h) const;
+  // `who` names the reading pipe (readerKey and the list): each its own chains.
   std::optional<uint32_t> relayTo(uint32_t src, uint32_t chip, const netlist::Op& forOp, int input, SourceLoc loc,
-                                  const std::string& queue);
+                                  const std::string& queue, const std::string& who);
   // The relay on `chip` that receives `tiles` (buffers of one other chip),
   // gathered in that order on their chip: the chain built on first use.
   std::optional<uint32_t> gatherTo(const std::vector<SourceTile>& tiles, uint32_t chip, const netlist::Op& forOp,
-                                   int input, SourceLoc loc, const std::string& queue);
+                                   int input, SourceLoc loc, const std::string& queue, const std::string& who);
   // A chain carrying `first` (tiles of buffers on `like`'s chip, in order;
   // `like` gives the relays' shape, `source` names it in comments) to
   // `chip`; `known(c)` is a relay on chip c already carrying them,
@@ -97,8 +99,11 @@ private:
   FailFn fail_;
   LinkPlanner links_;
   bool unrouted_ = false;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> relayed_; // (source buffer, chip) -> its replica there
-  std::map<std::pair<std::vector<SourceTile>, uint32_t>, uint32_t> gathered_; // (tiles, chip) -> relay there
+  static std::string readerKey(const netlist::Op& op, int input, const std::string& queue);
+  // (source buffer, chip, reader) -> its replica there
+  std::map<std::tuple<uint32_t, uint32_t, std::string>, uint32_t> relayed_;
+  // (tiles, chip, reader) -> relay there
+  std::map<std::tuple<std::vector<SourceTile>, uint32_t, std::string>, uint32_t> gathered_;
   std::map<EthEndpoint, uint32_t> dramWriters_; // last relays of chains into queues, per ethernet core
   std::map<EthEndpoint, uint32_t> dramReaders_; // first relays of chains from DRAM, per ethernet core
   // An ethernet core of `chip` with room whose DRAM streams of one kind
