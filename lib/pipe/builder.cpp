@@ -11,6 +11,7 @@
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
 #include "pipe/pcie.hpp"
+#include "pipe/mcast_split.hpp"
 #include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
 
@@ -92,6 +93,9 @@ public:
     if (!chains_.unrouted() && !pcieUnreached_) checkUnconsumed(); // an output whose chain has no route was not read: no second error
     if (!ok_) return false;
     timeMultiplex();
+    splitExcessMulticasts(pending_, sh_.out.limits.mcastStreamsPerCore, [this](const PendingPipe& p, bool& single) {
+      return coreKey(sendingCore(p, &single));
+    });
     finish();
     checkResources();
     if (!ok_) return false;
