@@ -2,6 +2,7 @@
 // and streams") and the .hex text form.
 #include "blob/blob_binary.hpp"
 
+#include "blob/phase_loops.hpp"
 #include "device/device_contract.h"
 
 #include <algorithm>
@@ -171,34 +172,53 @@ std::vector<uint32_t> configWords(const StreamPhase& p) {
   return c;
 }
 
-// What the encoder writes, in order: streams by id, one config per distinct
+// What the encoder writes, in order: streams by id, their records (one per
+// phase, or phase and loop records with `loops`), one config per distinct
 // (config words, src, dest) in order of first use, one chunk list per
 // distinct list in order of first use.
 struct Plan {
   std::vector<const Stream*> streams;
-  std::vector<uint32_t> phaseConfig;            // per phase, streams in order
-  std::vector<uint32_t> phaseChunkList;         // per phase: index into chunkLists + 1, 0 for none
+  std::vector<std::vector<PhaseRecordRef>> records;  // per stream
+  std::vector<uint32_t> phaseConfig;            // per phase record, streams in order
+  std::vector<uint32_t> phaseChunkList;         // per phase record: index into chunkLists + 1, 0 for none
   std::vector<std::vector<uint32_t>> configs;   // config words (offsets 0)
   std::vector<const StreamPhase*> configPhase;  // a phase with that config (for its lists)
   std::vector<const std::vector<uint32_t>*> chunkLists;
-  uint64_t phases = 0;
+  uint64_t phases = 0;                          // phases the blob stands for
+  uint64_t phaseRecords = 0;
+  uint64_t loopRecords = 0;
   uint64_t refs = 0;                            // src + dest entries of all configs
   uint64_t chunkWords = 0;                      // entries of all chunk lists
 
+  uint32_t version() const { return loopRecords ? kBlobVersionLoops : kBlobVersion; }
   uint64_t sizeBytes() const {
-    return 4 * (kHeaderWords + uint64_t{kStreamEntryWords} * streams.size() + uint64_t{kPhaseRecordWords} * phases +
+    return 4 * (kHeaderWords + uint64_t{kStreamEntryWords} * streams.size() +
+                uint64_t{kPhaseRecordWords} * (phaseRecords + loopRecords) +
                 uint64_t{kConfigRecordWords} * configs.size() + refs + chunkWords);
   }
 };
 
-Plan makePlan(const CoreBlob& blob) {
+Plan makePlan(const CoreBlob& blob, bool loops) {
   Plan plan;
   plan.streams = sortedStreams(blob);
   std::map<std::vector<uint32_t>, uint32_t> index;  // config words + packed src + packed dest -> config
   std::map<std::vector<uint32_t>, uint32_t> listIndex;  // chunk list -> index + 1
   for (const Stream* s : plan.streams) {
-    for (const StreamPhase& p : s->phases) {
-      ++plan.phases;
+    plan.phases += s->phases.size();
+    std::vector<PhaseRecordRef> recs;
+    if (loops) {
+      recs = compressPhases(s->phases);
+    } else {
+      recs.reserve(s->phases.size());
+      for (size_t i = 0; i < s->phases.size(); ++i) recs.push_back(PhaseRecordRef{false, static_cast<uint32_t>(i), 0, 0, {}});
+    }
+    for (const PhaseRecordRef& rec : recs) {
+      if (rec.loop) {
+        ++plan.loopRecords;
+        continue;
+      }
+      ++plan.phaseRecords;
+      const StreamPhase& p = s->phases[rec.phase];
       uint32_t list = 0;
       if (!p.srcChunkOffsets.empty()) {
         auto [it, added] = listIndex.emplace(p.srcChunkOffsets, static_cast<uint32_t>(plan.chunkLists.size() + 1));
@@ -221,20 +241,30 @@ Plan makePlan(const CoreBlob& blob) {
       }
       plan.phaseConfig.push_back(it->second);
     }
+    plan.records.push_back(std::move(recs));
   }
   return plan;
 }
 
 BlobSizeInfo sizeInfo(const Plan& plan) {
-  return BlobSizeInfo{plan.streams.size(), plan.phases, plan.configs.size(), plan.refs, plan.chunkWords,
-                      plan.sizeBytes()};
+  BlobSizeInfo info;
+  info.streams = plan.streams.size();
+  info.phases = plan.phases;
+  info.configs = plan.configs.size();
+  info.refs = plan.refs;
+  info.chunkWords = plan.chunkWords;
+  info.records = plan.phaseRecords;
+  info.loops = plan.loopRecords;
+  info.bytes = plan.sizeBytes();
+  info.version = plan.version();
+  return info;
 }
 
 }  // namespace
 
-uint64_t encodedSizeBytes(const CoreBlob& blob) { return makePlan(blob).sizeBytes(); }
+uint64_t encodedSizeBytes(const CoreBlob& blob) { return makePlan(blob, false).sizeBytes(); }
 
-BlobSizeInfo blobSizeInfo(const CoreBlob& blob) { return sizeInfo(makePlan(blob)); }
+BlobSizeInfo blobSizeInfo(const CoreBlob& blob) { return sizeInfo(makePlan(blob, false)); }
 
 uint32_t blobChecksum(std::span<const uint32_t> words) {
   uint32_t sum = 0;
@@ -248,12 +278,13 @@ namespace {
 std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
   const uint32_t tableOffset = kHeaderWords * 4;
   const uint32_t phasesOffset = tableOffset + kStreamEntryWords * 4 * static_cast<uint32_t>(plan.streams.size());
-  const uint32_t configOffset = phasesOffset + kPhaseRecordWords * 4 * static_cast<uint32_t>(plan.phases);
+  const uint32_t configOffset =
+      phasesOffset + kPhaseRecordWords * 4 * static_cast<uint32_t>(plan.phaseRecords + plan.loopRecords);
   const uint32_t refsOffset = configOffset + kConfigRecordWords * 4 * static_cast<uint32_t>(plan.configs.size());
 
   std::vector<uint32_t> w(static_cast<size_t>(plan.sizeBytes() / 4), 0);
   w[kHdrMagic] = kBlobMagic;
-  w[kHdrVersion] = kBlobVersion;
+  w[kHdrVersion] = plan.version();
   w[kHdrTotalBytes] = static_cast<uint32_t>(w.size() * 4);
   w[kHdrChip] = blob.chip;
   w[kHdrY] = blob.y;
@@ -276,11 +307,24 @@ std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
     const Stream& s = *plan.streams[i];
     uint32_t* entry = &w[tableOffset / 4 + i * kStreamEntryWords];
     entry[0] = s.name.streamId;
-    entry[1] = static_cast<uint32_t>(s.phases.size());
-    entry[2] = s.phases.empty() ? 0 : nextPhase;
-    for (const StreamPhase& p : s.phases) {
+    const std::vector<PhaseRecordRef>& recs = plan.records[i];
+    entry[1] = static_cast<uint32_t>(recs.size());
+    entry[2] = recs.empty() ? 0 : nextPhase;
+    for (const PhaseRecordRef& rec : recs) {
       uint32_t* r = &w[nextPhase / 4];
       nextPhase += kPhaseRecordWords * 4;
+      if (rec.loop) {
+        r[kLpCount] = rec.count;
+        r[kLpBodyItems] = rec.bodyItems;
+        r[kPhFlags] = kFlagLoop;
+        r[kLpIdDeltaLo] = lo32(rec.deltas.phaseId);
+        r[kLpIdDeltaHi] = hi32(rec.deltas.phaseId);
+        r[kLpOffsetDelta] = rec.deltas.srcTileOffset;
+        r[kLpFreedDelta] = rec.deltas.srcFreedTiles;
+        r[kLpChunkDelta] = rec.deltas.chunkOffset;
+        continue;
+      }
+      const StreamPhase& p = s.phases[rec.phase];
       r[kPhIdLo] = lo32(p.phaseId);
       r[kPhIdHi] = hi32(p.phaseId);
       r[kPhFlags] = phaseFlags(p);
@@ -315,10 +359,18 @@ std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
 
 }  // namespace
 
-std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) { return encodeFromPlan(blob, makePlan(blob)); }
+std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob) { return encodeFromPlan(blob, makePlan(blob, false)); }
+
+std::vector<uint32_t> encodeCoreBlobLoops(const CoreBlob& blob) {
+  Plan flat = makePlan(blob, false);
+  Plan loops = makePlan(blob, true);
+  return encodeFromPlan(blob, loops.sizeBytes() < flat.sizeBytes() ? loops : flat);
+}
 
 EncodedBlob encodeCoreBlobWithin(const CoreBlob& blob, uint64_t limitBytes) {
-  const Plan plan = makePlan(blob);
+  Plan plan = makePlan(blob, false);
+  if (plan.sizeBytes() > limitBytes)
+    if (Plan loops = makePlan(blob, true); loops.sizeBytes() < plan.sizeBytes()) plan = std::move(loops);
   EncodedBlob e{sizeInfo(plan), {}};
   if (e.info.bytes <= limitBytes) e.words = encodeFromPlan(blob, plan);
   return e;
@@ -354,6 +406,8 @@ private:
   std::span<const uint8_t> bytes_;
   std::string& error_;
   uint32_t total_ = 0;
+  uint32_t version_ = 0;
+  uint64_t decodedPhases_ = 0;  // phases of all streams so far, loops expanded
   std::vector<bool> used_;  // per word of the blob
   std::map<uint32_t, uint32_t> chunkLists_;  // offset -> entries of the chunk lists claimed (phases share them)
   uint64_t decodedEntries_ = 0;  // src/dest and chunk entries copied into phases so far
@@ -474,9 +528,11 @@ std::optional<CoreBlob> Decoder::run() {
     fail(0, "header.magic", "bad magic " + hex32(m) + " (expected " + hex32(kBlobMagic) + ", 'TSBL')");
     return std::nullopt;
   }
-  if (uint32_t v = word(kHdrVersion * 4); v != kBlobVersion) {
-    fail(kHdrVersion * 4, "header.version", "unsupported layout version " + std::to_string(v) + " (expected " +
-                                                std::to_string(kBlobVersion) + ")");
+  version_ = word(kHdrVersion * 4);
+  if (version_ != kBlobVersion && version_ != kBlobVersionLoops) {
+    fail(kHdrVersion * 4, "header.version", "unsupported layout version " + std::to_string(version_) + " (expected " +
+                                                std::to_string(kBlobVersion) + " or " +
+                                                std::to_string(kBlobVersionLoops) + ")");
     return std::nullopt;
   }
   total_ = word(kHdrTotalBytes * 4);
@@ -553,18 +609,35 @@ std::optional<CoreBlob> Decoder::run() {
     const std::string what = sname + " (id " + std::to_string(s.name.streamId) + ")";
     uint32_t phaseCount = 0, phasesOffset = 0;
     if (!region(e + 4, e + 8, what + " phase records", kPhaseRecordWords, phaseCount, phasesOffset)) return std::nullopt;
-    s.phases.reserve(phaseCount);
+    // Phase records as they are; loop records (version 6) expanded after.
+    std::vector<StreamPhase> records;
+    std::vector<PhaseRecordRef> refs;
+    refs.reserve(phaseCount);
     for (uint32_t k = 0; k < phaseCount; ++k) {
       const uint64_t r = uint64_t{phasesOffset} + uint64_t{k} * kPhaseRecordWords * 4;
       auto f = [&](uint32_t idx) { return word(r + idx * 4); };
       const std::string pname = what + ".phase[" + std::to_string(k) + "]";
+      const uint32_t flags = f(kPhFlags);
+      if (version_ == kBlobVersionLoops && (flags & kFlagLoop)) {
+        if (flags != kFlagLoop) {
+          fail(r + kPhFlags * 4, pname + ".flags", "a loop record has no other flag bits, but " + hex32(flags));
+          return std::nullopt;
+        }
+        if (f(kLpReserved) != 0) {
+          fail(r + kLpReserved * 4, pname + ".reserved", "must be 0, not " + hex32(f(kLpReserved)));
+          return std::nullopt;
+        }
+        refs.push_back(PhaseRecordRef{true, 0, f(kLpCount), f(kLpBodyItems),
+                                      PhaseDeltas{join64(f(kLpIdDeltaLo), f(kLpIdDeltaHi)), f(kLpOffsetDelta),
+                                                  f(kLpFreedDelta), f(kLpChunkDelta)}});
+        continue;
+      }
       const uint32_t config = f(kPhConfig);
       if (config >= configCount) {
         fail(r + kPhConfig * 4, pname + ".config",
              "index " + std::to_string(config) + " is not below the config count " + std::to_string(configCount));
         return std::nullopt;
       }
-      const uint32_t flags = f(kPhFlags);
       if (flags & ~uint32_t{kFlagsKnown}) {
         fail(r + kPhFlags * 4, pname + ".flags", "unknown flag bits " + hex32(flags & ~uint32_t{kFlagsKnown}));
         return std::nullopt;
@@ -597,7 +670,27 @@ std::optional<CoreBlob> Decoder::run() {
       p.srcTileOffset = f(kPhSrcTileOffset);
       p.srcFreedTiles = f(kPhSrcFreedTiles);
       if (!readChunkList(r, pname, p)) return std::nullopt;
-      s.phases.push_back(std::move(p));
+      refs.push_back(PhaseRecordRef{false, static_cast<uint32_t>(records.size()), 0, 0, {}});
+      records.push_back(std::move(p));
+    }
+    if (records.size() == refs.size()) {
+      s.phases = std::move(records);
+    } else {
+      std::string why;
+      size_t bad = 0;
+      uint64_t copied = 0;
+      if (!expandPhaseRecords(refs, records, kMaxDecodedPhases - decodedPhases_, kMaxDecodedRefs - decodedEntries_,
+                              s.phases, copied, why, bad)) {
+        fail(uint64_t{phasesOffset} + uint64_t{bad} * kPhaseRecordWords * 4,
+             what + ".phase[" + std::to_string(bad) + "]", "loop record: " + why);
+        return std::nullopt;
+      }
+      decodedEntries_ += copied;
+    }
+    decodedPhases_ += s.phases.size();
+    if (decodedPhases_ > kMaxDecodedPhases) {
+      fail(e + 4, what + " phase records", "the blob holds more than " + std::to_string(kMaxDecodedPhases) + " phases");
+      return std::nullopt;
     }
     blob.streams.push_back(std::move(s));
   }

@@ -22,6 +22,13 @@
 //   chunk lists    1 word per chunk (a tile offset in the period) of the
 //                  phases with src_chunk_offsets, num_msgs / chunk tiles
 //                  words each; identical lists are stored once
+//
+// Layout version 6 (phase loops, blob/phase_loops.hpp) is version 5 with
+// loop records among a stream's phase records: a record whose flags word is
+// kFlagLoop repeats the items before it (count, body items, the deltas of
+// phase id, src_tile_offset, src_freed_tiles and chunk offsets). blobgen
+// writes version 6 only for a blob that would not fit the overlay region
+// as version 5, so every blob that fits flat keeps its version 5 bytes.
 #pragma once
 
 #include "blob/blob_model.hpp"
@@ -61,6 +68,7 @@ std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::str
 // Layout constants (docs/device-model.md, "Overlay blobs and streams").
 constexpr uint32_t kBlobMagic = 0x4C425354;  // bytes 'T' 'S' 'B' 'L' in memory order
 constexpr uint32_t kBlobVersion = 5;
+constexpr uint32_t kBlobVersionLoops = 6;  // version 5 + loop records
 constexpr uint32_t kHeaderWords = 12;
 constexpr uint32_t kStreamEntryWords = 3;
 constexpr uint32_t kPhaseRecordWords = 9;
@@ -96,7 +104,16 @@ enum PhaseFlag : uint32_t {
   kFlagEthSender = 1u << 10,    // version 5: the one dest is on another chip, over this core's link
   kFlagEthReceiver = 1u << 11,  // version 5: the one src is on another chip
   kFlagsKnown = 0xFFF,
+  kFlagLoop = 1u << 31,         // version 6: the record is a loop record (no other bit set)
 };
+// Loop record word indices (version 6; 9 words like a phase record, the
+// flags word at the same index; word 8 is 0). The deltas wrap: 64 bits for
+// the phase id, 32 for the others.
+constexpr uint32_t kLpCount = 0, kLpBodyItems = 1, kLpIdDeltaLo = 3, kLpIdDeltaHi = 4, kLpOffsetDelta = 5,
+                   kLpFreedDelta = 6, kLpChunkDelta = 7, kLpReserved = 8;
+// Past this many phases in all (loops expanded) the decoder rejects a
+// blob (bounds the memory a hostile blob can make it use).
+constexpr uint64_t kMaxDecodedPhases = 1u << 20;
 // Decoding gives every phase its own copy of its config's src/dest lists
 // and of its chunk list; past this many entries in all the blob is rejected
 // (bounds the memory a hostile blob can make the decoder use).
@@ -119,6 +136,10 @@ std::string checkEthernetPhase(const StreamPhase& p, const StreamName& stream);
 // rejects).
 std::string checkEncodable(const CoreBlob& blob);
 
+// The same blob as version 6 when phase loops make it smaller than version
+// 5 (compressPhases on every stream), else the version 5 words.
+std::vector<uint32_t> encodeCoreBlobLoops(const CoreBlob& blob);
+
 // Bytes encodeCoreBlob would produce (64-bit: never wraps). Compare with
 // contract::kOverlayBlobSize before encoding.
 uint64_t encodedSizeBytes(const CoreBlob& blob);
@@ -130,12 +151,17 @@ struct BlobSizeInfo {
   uint64_t configs = 0;  // distinct phase configs (stored once each)
   uint64_t refs = 0;     // src/dest entries of those configs
   uint64_t chunkWords = 0;  // words of the distinct chunk lists
-  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 9 phases + 30 configs + refs + chunkWords)
+  uint64_t records = 0;  // phase records written (= phases in version 5)
+  uint64_t loops = 0;    // loop records written (version 6)
+  uint64_t bytes = 0;    // 4 * (12 + 3 streams + 9 (records + loops) + 30 configs + refs + chunkWords)
+  uint32_t version = kBlobVersion;
 };
 BlobSizeInfo blobSizeInfo(const CoreBlob& blob);
 
 // What blobgen needs in one pass: the size info, and the words when the
-// blob fits `limitBytes` (else none).
+// blob fits `limitBytes` (else none). Version 5 when that fits, else
+// version 6 with phase loops when that is smaller (the info is then of
+// the version 6 blob, whether it fits or not).
 struct EncodedBlob {
   BlobSizeInfo info;
   std::vector<uint32_t> words;
@@ -153,6 +179,6 @@ std::vector<uint32_t> bytesToWords(std::span<const uint8_t> bytes);
 
 // The decoded blob as readable YAML (blobgen --dump): header fields, then
 // every stream and phase with blob.yaml field names. Deterministic.
-std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes);
+std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes, uint32_t version = kBlobVersion);
 
 }  // namespace tessera::blob

@@ -29,7 +29,7 @@ std::string refList(const std::vector<StreamName>& list) {
 
 }  // namespace
 
-std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
+std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes, uint32_t version) {
   std::string o;
   auto line = [&](int indent, const std::string& key, const std::string& value) {
     o.append(static_cast<size_t>(indent), ' ');
@@ -40,7 +40,7 @@ std::string dumpCoreBlob(const CoreBlob& blob, uint64_t sizeBytes) {
   };
   size_t phases = 0;
   for (const Stream& s : blob.streams) phases += s.phases.size();
-  o += "# Tessera overlay blob, layout version " + std::to_string(kBlobVersion) + "\n";
+  o += "# Tessera overlay blob, layout version " + std::to_string(version) + "\n";
   line(0, "core", "chip_" + std::to_string(blob.chip) + "__y_" + std::to_string(blob.y) + "__x_" + std::to_string(blob.x));
   line(0, "epoch", std::to_string(blob.epoch));
   line(0, "size_bytes", std::to_string(sizeBytes));

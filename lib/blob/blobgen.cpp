@@ -108,7 +108,7 @@ int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, co
     return 1;
   }
   // size_bytes: the blob's own total (header word 2; decoding checked it).
-  std::string dump = dumpCoreBlob(*blob, words[kHdrTotalBytes]);
+  std::string dump = dumpCoreBlob(*blob, words[kHdrTotalBytes], words[kHdrVersion]);
   if (opts.output.empty()) {
     out << dump;
     return 0;
@@ -235,10 +235,18 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const Clu
             .note("the overlay blob region is L1 " + hexStr(contract::kOverlayBlobBase) + "-" +
                   hexStr(contract::kOverlayBlobBase + contract::kOverlayBlobSize) + " (kOverlayBlobSize)")
             .note("this core has " + std::to_string(info.streams) + " streams, " + std::to_string(info.phases) +
-                  " phases (" + std::to_string(kPhaseRecordWords * 4) + " bytes each), " +
+                  " phases" +
+                  (info.loops ? " in " + std::to_string(info.records) + " phase records and " +
+                                    std::to_string(info.loops) + " loop records"
+                              : std::string()) +
+                  " (" + std::to_string(kPhaseRecordWords * 4) + " bytes each), " +
                   std::to_string(info.configs) + " distinct phase configs (" +
                   std::to_string(kConfigRecordWords * 4) + " bytes each), " + std::to_string(info.refs) +
-                  " src/dest entries and " + std::to_string(info.chunkWords) + " chunk list entries");
+                  " src/dest entries and " + std::to_string(info.chunkWords) + " chunk list entries")
+            .note(info.loops ? "that is with phase loops (layout version 6): the phases that are left do not repeat "
+                               "with constant steps"
+                             : "phase loops (layout version 6) do not make it smaller: no run of phases repeats "
+                               "with constant steps (phase id, src_tile_offset, src_freed_tiles, chunk offsets)");
         continue;
       }
       const uint64_t corePhases = info.phases;

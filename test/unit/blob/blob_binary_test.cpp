@@ -355,8 +355,8 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
   };
   const Case cases[] = {
       {kHdrMagic, 0x12345678, false, "offset 0x0: header.magic: bad magic 0x12345678"},
-      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 5)"},
-      {kHdrVersion, 4, false, "offset 0x4: header.version: unsupported layout version 4 (expected 5)"},
+      {kHdrVersion, 1, false, "offset 0x4: header.version: unsupported layout version 1 (expected 5 or 6)"},
+      {kHdrVersion, 4, false, "offset 0x4: header.version: unsupported layout version 4 (expected 5 or 6)"},
       {kHdrTotalBytes, 166, false, "offset 0x8: header.total_bytes: 166 bytes: must be a multiple of 4 in [48, 57344]"},
       {kHdrTotalBytes, 0x10000, false, "header.total_bytes"},
       {kHdrChecksum, 0, false, "offset 0xc: header.checksum: checksum mismatch: stored 0x0, computed 0x4c467fbb"},
