@@ -183,6 +183,9 @@ def main():
             x, y = la[0], lb[0]
             diffs = [f"{k} {x.get(k)} vs {y.get(k)}" for k in BUFFER_FIELDS
                      if k in x and k in y and x.get(k) != y.get(k)]
+            if x.get("buffer_type") == y.get("buffer_type") == "dram_prolog" and \
+                    x.get("core_coordinates") != y.get("core_coordinates"):
+                diffs.append(f"core_coordinates {x.get('core_coordinates')} vs {y.get('core_coordinates')}")
             if x.get("buffer_type") != y.get("buffer_type"):
                 diffs.insert(0, f"buffer_type {x.get('buffer_type')} vs {y.get('buffer_type')}")
             sizes = [f"{k} {x.get(k)} vs {y.get(k)}" for k in SIZE_FIELDS if x.get(k) != y.get(k)]
