@@ -34,6 +34,12 @@
 #                out comes from the upstream test driver of its directory
 #                (docs/stimulus.md, "Test drivers"); check rejects are
 #                REJECTED; loader arguments as for golden
+#        anchors the netlists under DIR... that BUDA's own tools wrote artifacts for
+#                (../shared/corpus/anchor-artifacts): our net2pipe for grayskull,
+#                scripts/compare-pipegen-yaml.py against BUDA's pipegen.yaml, and
+#                BUDA's pipegen2 and blobgen2 on our files when ../shared/anchor-tools
+#                exists (scripts/anchors.sh: PASS = BUDA accepts every epoch; a netlist
+#                our net2pipe does not compile is SKIPPED)
 #
 # -j N runs N netlists side by side (default: one per CPU this process may
 # use); the per-file lines keep the input order. --resume keeps a results
@@ -50,7 +56,7 @@
 # netlist with a diagnostic; FAIL <rule>: <first error> when the stage failed on a
 # netlist check accepts, FAIL <reason> when it crashed, hung (TIMEOUT s, default
 # 60) or exited without a diagnostic. Last line: `N passed, M failed` (golden,
-# kernels, pipes and sim add `, R rejected by check`). Exit status 0 only when no file FAILed
+# kernels, pipes and sim add `, R rejected by check`; anchors `, S not compiled by net2pipe`). Exit status 0 only when no file FAILed
 # (and, for check, none was rejected); 2 on a usage error.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -69,7 +75,7 @@ while [ $# -gt 0 ]; do
     --resume) resume=1; shift ;;
     --results) results="${2-}"; resume=1; shift 2 ;;
     --retry-failed) retry_failed=1; resume=1; shift ;;
-    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -89,7 +95,8 @@ case "$stage" in
   kernels) tool="$build/tools/net2hlks/net2hlks" ;;
   pipes) tool="$build/tools/net2pipe/net2pipe" ;;
   sim) tool="$build/tools/loader/loader" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes, sim)" >&2; exit 2 ;;
+  anchors) tool="$build/tools/net2pipe/net2pipe" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes, sim, anchors)" >&2; exit 2 ;;
 esac
 for t in "$tool" "$check_tool"; do
   if [ ! -x "$t" ]; then
@@ -225,6 +232,10 @@ runs_for() {
 # Judges one netlist (in a subshell of its own): prints its verdict line.
 judge() {
   local file="$1" rc
+  if [ "$stage" = anchors ]; then
+    BUILD_DIR="$build" TIMEOUT="$limit" "$root/scripts/anchors.sh" --judge "$file" "$scratch"
+    return
+  fi
   if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
@@ -263,7 +274,14 @@ judge() {
 }
 
 files=()
-while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
+if [ "$stage" = anchors ]; then
+  if [ ! -x "${ANCHOR_TOOLS:-$root/../shared/anchor-tools}/run.sh" ]; then
+    echo "conformance.sh: BUDA's anchor tools are absent: only our net2pipe and the comparison run" >&2
+  fi
+  mapfile -t files < <("$root/scripts/anchors.sh" --list "$@")
+else
+  while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$@" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
+fi
 total=${#files[@]}
 
 # --resume: the sweep's identity, then each netlist's key (identity, bytes, path).
@@ -321,6 +339,7 @@ flush() {
     echo "$line"
     case "$line" in
       PASS\ *) passed=$((passed + 1)) ;;
+      SKIP\ *) rejected=$((rejected + 1)) ;;
       REJECTED\ *) if [ "$stage" = check ]; then failed=$((failed + 1)); else rejected=$((rejected + 1)); fi ;;
       *) failed=$((failed + 1)) ;;
     esac
@@ -362,7 +381,9 @@ flush
 if [ -n "$resume" ]; then
   echo "conformance.sh: $reused of $total verdicts reused from $results, $((total - reused)) judged" >&2
 fi
-if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
+if [ "$stage" = anchors ]; then
+  echo "$passed passed, $failed failed, $rejected not compiled by net2pipe"
+elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else
   echo "$passed passed, $failed failed"

@@ -291,12 +291,15 @@ private:
             d.sizeTiles = static_cast<uint32_t>(o.minTiles);
             b.minSize = o.minTiles;
             d.scatterGatherNumTiles = static_cast<uint32_t>(o.minTiles);
+            // BUDA's pipegen2 sends an intermediate's epoch_tiles to itself:
+            // 0 leaves its phases uncalculated (docs/pipegen-yaml.md).
+            d.epochTiles = d.scatterGatherNumTiles;
             d.tileSize = tileBytes(o.df, false);
             d.ublockRt = static_cast<uint32_t>(op.ublock.value.r);
             d.ublockCt = static_cast<uint32_t>(op.ublock.value.c);
             d.mblockM = static_cast<uint32_t>(op.mblock.value.r);
             d.mblockN = static_cast<uint32_t>(op.mblock.value.c);
-            d.mblockK = 1;
+            d.mblockK = op.type.value == "matmul" && op.attributes.mK.present() ? static_cast<uint32_t>(op.attributes.mK.value) : 1;
             addBuf(std::move(b));
             break;
           }
@@ -641,6 +644,14 @@ private:
     for (uint32_t h : cells) bufs_[h].written = true;
     const formats::Blocking qb = formats::blockingOf(q), ob = formats::blockingOf(op);
     const std::vector<uint32_t>& outs = opOutputs_.at(&op);
+    // BUDA's convention: a written queue buffer carries its writer's
+    // blocking (pipegen2 gives every stream of a core the same one).
+    for (uint32_t h : cells) {
+      Buffer& d = bufs_[h].doc;
+      const Buffer& pk = bufs_[outs.front()].doc;
+      d.ublockRt = pk.ublockRt, d.ublockCt = pk.ublockCt, d.mblockM = pk.mblockM, d.mblockN = pk.mblockN;
+      d.mblockK = pk.mblockK;
+    }
     const bool untilize = op.untilizeOutput.value;
     if (untilize) {
       for (uint32_t h : cells) {
@@ -962,6 +973,7 @@ private:
         const bool read = b.readProlog || b.readStreamed;
         d.bufferType = b.readProlog && !b.readStreamed && !b.written ? BufferType::DramProlog : BufferType::DramIo;
         if (b.readProlog) d.comment += ", prolog for op: " + b.prologFor;
+        if (!b.written) d.ublockRt = d.ublockCt = d.mblockM = d.mblockN = 0; // only read: BUDA writes 0
         d.dramBufFlag = (b.readProlog && !b.readStreamed) || b.writtenEpilogue;
         d.writeDramBufFlag = b.writtenEpilogue;
         d.dramIoFlag = b.readStreamed || (b.written && !b.writtenEpilogue);
@@ -1070,6 +1082,14 @@ private:
         if (bufs_[h].place == Buf::Place::Core && !d.ethernetChan) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
       }
       pipes_.push_back(std::move(p));
+    }
+    // BUDA's convention: a prolog buffer names the core its first reader
+    // writes (pipegen2 routes the read there; [255, 255] has no router).
+    for (const auto& [h, readers] : dramReaders) {
+      Buffer& d = bufs_[h].doc;
+      if (d.bufferType != BufferType::DramProlog || pending_[readers.front()].toDram) continue;
+      const Buffer& dest = bufs_[pending_[readers.front()].outputs.front()].doc;
+      if (dest.chipId == d.chipId && !dest.ethernetChan) d.core = dest.core;
     }
   }
 

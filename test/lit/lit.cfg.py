@@ -43,6 +43,13 @@ if os.path.isdir(config.corpus_dir):
     config.available_features.add("corpus")
     config.substitutions.append(("%corpus", config.corpus_dir))
 
+# BUDA's own net2pipe/pipegen2/blobgen2 (../shared/anchor-tools beside the
+# checkout, never in CI): tests that run them declare REQUIRES: anchor-tools.
+anchor_tools = os.path.join(os.path.dirname(config.corpus_dir), "anchor-tools")
+if os.path.isfile(os.path.join(anchor_tools, "run.sh")):
+    config.available_features.add("anchor-tools")
+    config.substitutions.append(("%anchor_tools", anchor_tools))
+
 # loader --mpi: the build has MPI and mpirun is installed (scripts/setup.sh).
 # %mpirun N runs N ranks on this machine, as root too (CI), more ranks than
 # cores allowed, ranks yielding the core while they wait.
