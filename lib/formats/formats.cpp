@@ -465,10 +465,29 @@ void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* 
   constexpr unsigned kBits = MagBits + 1, kPerByte = 8 / kBits, kCodeMask = (1u << kBits) - 1;
   constexpr unsigned kMagMaskBits = (1u << MagBits) - 1;
   constexpr float kPerUnit = 1.0f / static_cast<float>(1u << (MagBits - 1));
+  // Every code's signed magnitude: (-m) x unit is exactly -(m x unit), so a
+  // block whose unit is normal and finite (no product falls below FLT_MIN
+  // but 0, none is a NaN whose sign the negation would flip)
+  // needs one multiply per value.
+  static const std::array<float, kCodeMask + 1> kSigned = [] {
+    std::array<float, kCodeMask + 1> t{};
+    for (unsigned code = 0; code <= kCodeMask; ++code) {
+      const float m = static_cast<float>(code & kMagMaskBits);
+      t[code] = (code >> MagBits) & 1u ? -m : m;
+    }
+    return t;
+  }();
   for (size_t block = 0; block < kExponentBytes; ++block) {
     const float unit = floatOf(static_cast<uint32_t>(exponents[block] - s.expBias + 127) << 23) * kPerUnit;
     // A block is one face row: 16 consecutive values of the row-major tile.
     float* out = rowMajor.data() + kFaceOrder[block * kBfpBlock];
+    if (unit >= std::numeric_limits<float>::min() && unit <= std::numeric_limits<float>::max()) {
+      for (size_t i = 0; i < kBfpBlock; ++i) {
+        const size_t v = block * kBfpBlock + i;
+        out[i] = kSigned[(data[v / kPerByte] >> ((v % kPerByte) * kBits)) & kCodeMask] * unit;
+      }
+      continue;
+    }
     for (size_t i = 0; i < kBfpBlock; ++i) {
       const size_t v = block * kBfpBlock + i;
       const unsigned code = (data[v / kPerByte] >> ((v % kPerByte) * kBits)) & kCodeMask;

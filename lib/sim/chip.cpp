@@ -188,6 +188,8 @@ struct Chip::Run {
     bool finished = false;  // harts done (or none)
     uint64_t start = 0;     // the harts' first slice (options.startCycles)
     CoreRunResult harts;
+    std::optional<CoreRunResult> stepped;  // this round's step() result
+    bool progressed = false;               // this round's lastStepProgressed()
   };
   ChipRunOptions options;
   uint64_t slice = 1;
@@ -302,24 +304,44 @@ bool Chip::startRun(const ChipRunOptions& options) {
   run_->coreOptions.sliceCycles = slice;
   run_->coreOptions.maxCycles = ~uint64_t{0};
   run_->coreOptions.hangSlices = ~uint32_t{0};
+  run_->coreOptions.sleepWhileWaiting = true;
+  if (options.threads > 1 && (!pool_ || pool_->jobs() != options.threads))
+    pool_ = std::make_unique<WorkerPool>(options.threads);
   return true;
 }
 
 Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
   Round round;
-  for (Run::Used& u : run_->used) {
+  round.asleep = true;
+  std::vector<Run::Used>& used = run_->used;
+  auto stepCore = [&](size_t i) {
+    Run::Used& u = used[i];
+    if (u.finished || u.start > now) return;
+    u.stepped = u.core->step(run_->coreOptions, true);
+    u.progressed = u.core->lastStepProgressed();
+  };
+  // The slices of every core (side by side on the pool's threads), then what
+  // they mean for the chip, in core order.
+  if (pool_ && run_->options.threads > 1) pool_->parallelFor(used.size(), stepCore);
+  else for (size_t i = 0; i < used.size(); ++i) stepCore(i);
+  for (Run::Used& u : used) {
     if (u.finished) continue;
     if (u.start > now) {  // still reading its binaries: a known future event, not a hang
       round.hartsRunning = true;
       round.progress = true;
+      round.hartWake = round.hartWake ? std::min(*round.hartWake, u.start) : u.start;
       continue;
     }
-    std::optional<CoreRunResult> r = u.core->step(run_->coreOptions, true);
-    round.progress |= u.core->lastStepProgressed();
+    std::optional<CoreRunResult> r = std::move(u.stepped);
+    u.stepped.reset();
+    round.progress |= u.progressed;
+    if (u.progressed) round.asleep = false;
     if (!r) {
       round.hartsRunning = true;
+      if (!u.core->asleep()) round.asleep = false;
       continue;
     }
+    round.asleep = false;
     if (r->stop == CoreStop::Fault) {
       fail(r->fault ? r->fault->category : "fault", u.core->name(), r->message);
       u.finished = true;
@@ -331,7 +353,10 @@ Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
     u.harts = std::move(*r);
     engine_->kernelFinished(u.noc, u.harts.cycles);  // firmware epilogue: gradient accumulators back to DRAM
   }
-  round.progress |= engine_->advance(until);
+  if (engine_->advance(until)) {
+    round.progress = true;
+    round.asleep = false;
+  }
   if (const auto& f = engine_->fault()) {
     fail(f->category, f->core, f->message);
     round.fault = true;
@@ -341,6 +366,19 @@ Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
       std::all_of(run_->used.begin(), run_->used.end(), [](const Run::Used& u) { return u.finished; });
   round.done = allFinished && engine_->done();
   return round;
+}
+
+uint64_t Chip::skipIdle(const Round& round, uint64_t now) {
+  if (!round.asleep) return now;
+  std::optional<uint64_t> wake = engine_->nextWakeTime();
+  if (round.hartWake) wake = wake ? std::min(*wake, *round.hartWake) : *round.hartWake;
+  if (!wake || *wake <= now) return now;
+  const uint64_t slice = run_->slice;
+  const uint64_t to = *wake / slice * slice;
+  if (to <= now) return now;
+  for (Run::Used& u : run_->used)
+    if (!u.finished && u.start <= now) u.core->skipTo(to);
+  return to;
 }
 
 ChipRunResult Chip::finishRun(ChipStop stop, uint64_t now) {
@@ -397,6 +435,9 @@ ChipRunResult Chip::runEpoch(const ChipRunOptions& options) {
     if (!round.hartsRunning && !round.progress) {
       if (std::optional<uint64_t> wake = engine_->nextWakeTime(); wake && *wake > now)
         now = std::min(options.maxCycles, *wake / slice * slice);
+    } else if (round.asleep) {
+      // Every hart sleeps until the streams deliver: skip the rounds before their next event.
+      now = std::min(options.maxCycles, skipIdle(round, now));
     }
   }
   return finishRun(ChipStop::Done, now);

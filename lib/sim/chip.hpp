@@ -24,6 +24,7 @@
 #include "sim/noc.hpp"
 #include "sim/stream_engine.hpp"
 #include "sim/tensix_core.hpp"
+#include "support/parallel.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,11 @@ struct ChipRunOptions {
   std::map<CoreCoord, uint64_t> startCycles;
   // Record every kernel core's per-input timeline (CoreEpochReport::timeline; loader --perf-check).
   bool recordTimeline = false;
+  // Threads that run the cores' slices of a round side by side (1: the
+  // calling thread only). Cores touch only their own state in a slice; what
+  // they hand to the stream engine is applied after, in core order, so
+  // results and cycles do not depend on it.
+  unsigned threads = 1;
 };
 
 enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };
@@ -150,10 +156,20 @@ public:
     bool hartsRunning = false;  // a core's harts have not finished (or not started)
     bool fault = false;
     bool done = false;          // every hart finished and every stream done
+    // Nothing moved (no hart woke, no stream moved) and every running hart
+    // sleeps until something changes from outside (RunOptions::sleepWhileWaiting):
+    // the next event is the stream engine's next wake time or `hartWake`.
+    bool asleep = false;
+    std::optional<uint64_t> hartWake;  // the earliest start of a core still reading its binaries
   };
   bool startRun(const ChipRunOptions& options);
   Round runRound(uint64_t now, uint64_t until);
   ChipRunResult finishRun(ChipStop stop, uint64_t now);
+  // After a Round that was `asleep`: the next round's start, a slice-aligned
+  // cycle >= now (the next event, or now when there is none), and every
+  // core moved there. Skipping those rounds changes nothing: they would
+  // only have polled.
+  uint64_t skipIdle(const Round& round, uint64_t now);
   bool streamsBusy() const { return engine_->busy(); }
 
 private:
@@ -171,6 +187,7 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_;  // by y * gridX + x
   ChipId id_ = 0;
   std::unique_ptr<Run> run_;  // the epoch being run (startRun .. finishRun)
+  std::unique_ptr<WorkerPool> pool_;  // ChipRunOptions::threads > 1, kept across epochs
 };
 
 }  // namespace tessera::sim

@@ -539,6 +539,17 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
     HartTrack& tr = track_[i];
     if (tr.state == HartState::Absent || tr.state == HartState::Done || tr.state == HartState::Faulted) continue;
     Hart& h = *harts_[i];
+    if (tr.asleep) {
+      // Nothing it polls or stalls on changed since it went to sleep: running
+      // it would only poll or stall again until the slice end.
+      const bool copWakes = tr.state == HartState::Stalled && cop_ && cop_->stallMayEndBy(t, sliceEnd);
+      if (version_ == tr.sleepVersion && (cop_ ? cop_->progress() : 0) == tr.sleepCopProgress && !copWakes) {
+        if (tr.state == HartState::Stalled && h.cycles() < sliceEnd) tr.stallCycles += sliceEnd - h.cycles();
+        h.advanceCyclesTo(sliceEnd);
+        continue;
+      }
+      tr.asleep = false;
+    }
     tr.mmioReads = 0;
     tr.mmioWrites = 0;
     tr.sawChange = false;
@@ -585,6 +596,11 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
       }
       break;
     }
+    }
+    if (options.sleepWhileWaiting && (tr.state == HartState::Polling || tr.state == HartState::Stalled)) {
+      tr.asleep = true;
+      tr.sleepVersion = version_;
+      tr.sleepCopProgress = cop_ ? cop_->progress() : 0;
     }
   }
   now_ = sliceEnd;
@@ -634,6 +650,28 @@ void TensixCore::resetForEpoch() {
 void TensixCore::startAt(uint64_t cycle) {
   now_ = std::max(now_, cycle);
   for (auto& h : harts_) h->advanceCyclesTo(cycle);
+}
+
+bool TensixCore::asleep() const {
+  for (uint32_t i = 0; i < c::kThreadCount; ++i) {
+    const HartTrack& tr = track_[i];
+    if (tr.state == HartState::Absent || tr.state == HartState::Done) continue;
+    if (!tr.asleep || tr.sleepVersion != version_ || (cop_ ? cop_->progress() : 0) != tr.sleepCopProgress) return false;
+    if (tr.state == HartState::Stalled && cop_ && cop_->stallMayEndBy(static_cast<Thread>(i), ~uint64_t{0})) return false;
+  }
+  return true;
+}
+
+void TensixCore::skipTo(uint64_t cycle) {
+  if (cycle <= now_) return;
+  now_ = cycle;
+  for (uint32_t i = 0; i < c::kThreadCount; ++i) {
+    HartTrack& tr = track_[i];
+    if (tr.state == HartState::Absent || tr.state == HartState::Done) continue;
+    Hart& h = *harts_[i];
+    if (tr.state == HartState::Stalled && h.cycles() < cycle) tr.stallCycles += cycle - h.cycles();
+    h.advanceCyclesTo(cycle);
+  }
 }
 
 CoreRunResult TensixCore::run(const RunOptions& options, const Agent& agent) {

@@ -92,6 +92,11 @@ public:
   // Cycles the math unit (FPU and SFPU) was busy so far this epoch (the
   // per-input timeline of loader --perf-check); 0 when not known.
   virtual uint64_t mathBusyCycles() const { return 0; }
+  // Whether `thread`'s stalled push may proceed once the hart's clock
+  // reaches `cycle` although progress() has not changed (e.g. a queue that
+  // drains with time). The core lets a stalled hart sleep through a slice
+  // only when this is false (RunOptions::sleepWhileWaiting).
+  virtual bool stallMayEndBy(Thread thread, uint64_t cycle) const { return false; }
 };
 
 // Per-input timing, recorded only when asked (TensixCore::setRecordTimeline;
@@ -129,6 +134,12 @@ struct RunOptions {
   uint64_t sliceCycles = 256;          // scheduler slice: each hart runs until its clock reaches the slice end
   uint64_t maxCycles = uint64_t{1} << 34;  // stop (CycleLimit) when the core clock passes this
   uint32_t hangSlices = 16;            // consecutive slices without progress that make a hang
+  // A hart that stalled or only polled in its last slice sleeps (its clock
+  // moves to the slice end without running) until a tile counter,
+  // semaphore, mailbox or the coprocessor changes: rerunning it could only
+  // stall or poll again. Same results; a woken hart resumes where it went
+  // to sleep, so cycles may differ by the few cycles of a poll loop's phase.
+  bool sleepWhileWaiting = false;
 };
 
 enum class HartState : uint8_t {
@@ -248,6 +259,13 @@ public:
   // After loading, before the first step: the harts start at `cycle` (the
   // firmware was reading their binaries from DRAM until then).
   void startAt(uint64_t cycle);
+  // RunOptions::sleepWhileWaiting: whether every hart still running sleeps
+  // (the core cannot change anything before a counter, semaphore or the
+  // coprocessor changes from outside), and the jump of such a core to a
+  // later slice start: the sleeping harts' clocks move there (stall cycles
+  // counted) as if it had run every slice in between.
+  bool asleep() const;
+  void skipTo(uint64_t cycle);
   // Records the per-input timeline this epoch (kept across resetForEpoch's
   // clearing of the events; off by default: it costs memory per tile).
   void setRecordTimeline(bool on) { recordTimeline_ = on; }
@@ -270,6 +288,11 @@ private:
     bool sawChange = false;
     std::array<PollEntry, 16> poll{};  // registers a polling loop reads; more count as changing
     uint32_t pollCount = 0;
+    // RunOptions::sleepWhileWaiting: asleep since the core's version_ and the
+    // coprocessor's progress() were these.
+    bool asleep = false;
+    uint64_t sleepVersion = 0;
+    uint64_t sleepCopProgress = 0;
   };
 
   MmioResult mmioLoad(const Hart& hart, uint32_t address);

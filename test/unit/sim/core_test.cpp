@@ -570,3 +570,56 @@ TEST_CASE("harness: command-line operands and the run spec", "[core][harness][sp
     CHECK(diags.diagnostics()[3].loc.line == 5);
   }
 }
+
+TEST_CASE("core: a waiting hart sleeps until a counter changes (sleepWhileWaiting)", "[core][sleep]") {
+  auto program = words({0xFFE032B7,     // lui  t0, 0xFFE03
+                        0x01028293,     // addi t0, t0, 16   thread id register
+                        0x0002A303,     // lw   t1, 0(t0)
+                        0xFFDFF06F});   // j    -4
+  TensixCore core;
+  load(core, kUnpack, program);
+  RunOptions options;
+  options.sleepWhileWaiting = true;
+  options.hangSlices = ~uint32_t{0};
+  // Slice 1 reads the register for the first time (new information): running.
+  REQUIRE_FALSE(core.step(options, false));
+  CHECK_FALSE(core.asleep());
+  // Slice 2 reads the same value again: polling, so it falls asleep.
+  REQUIRE_FALSE(core.step(options, false));
+  CHECK(core.asleep());
+  const uint64_t instructions = core.hart(kUnpack).instructions();
+  CHECK(instructions > 0);
+  // Asleep: its clock follows the slices (3 x 256), nothing executes.
+  REQUIRE_FALSE(core.step(options, false));
+  CHECK(core.hart(kUnpack).instructions() == instructions);
+  CHECK(core.hart(kUnpack).cycles() == 3 * 256);
+  CHECK(core.snapshot(CoreStop::Hang).harts[kUnpack].state == HartState::Polling);
+  // A jump over idle slices moves its clock there.
+  core.skipTo(10 * 256);
+  CHECK(core.hart(kUnpack).cycles() == 10 * 256);
+  CHECK(core.asleep());
+  // A tile counter changes: it runs again in the next slice (and polls again).
+  core.addTilesReceived(0, 1);
+  CHECK_FALSE(core.asleep());
+  REQUIRE_FALSE(core.step(options, false));
+  CHECK(core.hart(kUnpack).instructions() > instructions);
+  CHECK(core.hart(kUnpack).cycles() >= 11 * 256);
+  CHECK(core.asleep());
+}
+
+TEST_CASE("core: sleeping harts hang as polling ones do", "[core][sleep][hang]") {
+  sim_test::TempDir dir;
+  for (bool sleep : {false, true}) {
+    TensixCore core({Arch::Grayskull, "r0c0"});
+    load(core, kMath, sim_test::assemble(dir, "core_wait_mathpack.s"));
+    RunOptions options;
+    options.sleepWhileWaiting = sleep;
+    CoreRunResult r = core.run(options);
+    INFO(r.message);
+    REQUIRE(r.stop == CoreStop::Hang);
+    CHECK(r.harts[kMath].state == HartState::Stalled);
+    CHECK(r.harts[kMath].waitsFor == "semaphore 0 (MathPack) (value 0)");
+    // 16 idle slices after the first: the same cycle either way.
+    CHECK(r.cycles == 17 * 256);
+  }
+}
