@@ -13,7 +13,7 @@ The estimate formulas and weights are the public op_model's
 (tenstorrent/tt-budabackend perf_lib/op_model/op_model.cpp,
 params/grayskull/params_v2.yaml, params/wormhole_b0/params_v3.yaml; fitted
 by linear regression on silicon sweeps, perf_lib/op_model/README.md):
-  unary:    t * (ublocks * ublock_weight + tiles * tile_weight)
+  unary:    t * (ublocks * ublock_weight + tiles * tile_weight) (the approx set with approximate_mode)
   binary:   t * (ublocks * ublock_weight + tiles * tile_weight * df_weight),
             df_weight 1 (Bfp), 2 (Float16/_b), 4 (Float32)
   matmul, grayskull: t * ((m_k - 1) * m_k_weight + m_k * ublocks * ublock_weight
@@ -57,6 +57,11 @@ PARAMS = {
         "matmul": {"fp16": (15.516, 47.701, 93.197, 3.333), "bfp": (14.163, 22.113, 192.765, 3.972)},
     },
 }
+# The approx sets (approximate_mode: true), same files.
+APPROX = {
+    "grayskull": {"exp": (31.08, 668.08), "gelu_derivative": (12.09, 822.25), "reciprocal": (31.81, 905.53)},
+    "wormhole_b0": {"exp": (10.21, 812.81), "gelu_derivative": (19.50, 383.77), "reciprocal": (10.23, 780.81)},
+}
 BINARY = {"add", "subtract", "multiply", "maximum"}
 ELTWISE = BINARY | {"nop", "datacopy"}
 PHASES = {"LoFi": 1, "HiFi2": 2, "HiFi2_A": 2, "HiFi2_B": 2, "HiFi3": 3, "HiFi4": 4}
@@ -96,6 +101,8 @@ def estimate(arch, op):
     if typ not in p:
         return None
     uw, tw = p[typ]
+    if attrs.get("approximate_mode") and typ in APPROX.get(arch, {}):
+        uw, tw = APPROX[arch][typ]
     if typ in BINARY:
         df = str((op.get("in_df") or ["Float16_b"])[0])
         tw *= 4 if df in ("Float32", "Tf32") else 2 if df in ("Float16", "Float16_b") else 1

@@ -198,7 +198,7 @@ enum Opcode : uint32_t {
   kOpEltwise = 0x21,    // dest[d] (=|+=) A op B; [9:8] EltwiseOp; [10] A is dest[d]; [11] B is dest[d]
   kOpMatmul = 0x22,     // dest[d] (=|+=) srcB x srcA (srcB: rows of in0's tile, srcA: in1's tile)
   kOpReduce = 0x23,     // +1: dest[d] (=|op=) reduce(srcA) * scale; [9:8] ReduceDim; [11:10] ReduceType; argument = scale (float32 bits)
-  kOpSfpu = 0x24,       // +1: dest[d] = f(dest[d]); [15:8] SfpuFunc; argument = parameter (float32 bits or integer, per function)
+  kOpSfpu = 0x24,       // +1: dest[d] = f(dest[d]); [15:8] SfpuFunc; [16] approximate; argument = parameter (float32 bits or integer, per function)
   kOpZeroDest = 0x25,   // dest[d] = 0
   kOpTopk = 0x26,       // +1: one step of the topk sort network on dest[d..d+3]; [9:8] TopkStep; [10] two tiles; argument below
   kOpRowCopy = 0x27,    // row [20:16] of dest[d] = row [12:8] of srcA (the other rows unchanged); [5] keep srcA
@@ -238,6 +238,11 @@ enum SfpuFunc : uint32_t {
   kSfpuFuncCount
 };
 constexpr uint32_t kSfpuFuncShift = 8;
+// SFPU [16]: approximate mode (BUDA's approximate_mode). Same results here
+// (the model computes every function exactly), a cheaper cost. A kernel ORs
+// kSfpuApproximate into the function it passes (bit 8 of the value, field [16]).
+constexpr uint32_t kFieldSfpuApproximate = 1u << 16;
+constexpr uint32_t kSfpuApproximate = kFieldSfpuApproximate >> kSfpuFuncShift;
 
 // TOPK: a window of 32 ([10] = 0) or 64 ([10] = 1) columns of every row:
 // values in dest[d] (and dest[d+1]), their indices in dest[d+2] (and

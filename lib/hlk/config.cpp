@@ -160,13 +160,14 @@ std::string opText(const Op& op) { return "op " + quote(op.name) + " in graph " 
 std::string formatCode(DataFormat f) { return "k" + std::string(dataFormatName(f)); }
 std::string fidelityCode(MathFidelity f) { return "k" + std::string(mathFidelityName(f)); }
 
-std::string sfpuCode(contract::SfpuFunc f) {
+std::string sfpuCode(contract::SfpuFunc f, bool approximate) {
   static const char* const kNames[] = {"kSfpuExp",     "kSfpuLog",    "kSfpuSqrt",          "kSfpuReciprocal",
                                        "kSfpuGelu",    "kSfpuGeluDerivative", "kSfpuSigmoid", "kSfpuTanh",
                                        "kSfpuAbs",     "kSfpuSine",   "kSfpuCosine",        "kSfpuSquare",
                                        "kSfpuPower",   "kSfpuLrelu",  "kSfpuRelu",          "kSfpuReluMin",
                                        "kSfpuReluMax", "kSfpuAddScalar", "kSfpuQuantInt8"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == contract::kSfpuFuncCount);
+  if (approximate) return std::string("SfpuFunc(") + kNames[f] + " | kSfpuApproximate)";
   return kNames[f];
 }
 
@@ -362,6 +363,7 @@ private:
       k_.unary.sfpu = true;
       k_.unary.func = *f;
       k_.unary.param = *p;
+      k_.unary.approximate = op_.attributes.approximateMode.present() && op_.attributes.approximateMode.value;
     }
     k_.unary.transposeIn0 = tms_[0].transpose;
     addInput(0, outLayout(), outLayout().ublockTiles());
@@ -452,6 +454,7 @@ private:
       m.sfpu = true;
       m.func = *f;
       m.param = *p;
+      m.approximate = a.approximateMode.present() && a.approximateMode.value;
     }
     m.spill = m.mK > 1 || m.accumulateZ > 1;
     const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;

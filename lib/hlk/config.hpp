@@ -86,6 +86,7 @@ struct UnaryArgs {
   bool sfpu = false; // false: datacopy
   contract::SfpuFunc func = contract::kSfpuExp;
   uint32_t param = 0;
+  bool approximate = false; // approximate_mode: a cheaper SFPU cost, same results
   bool transposeIn0 = false;
 };
 
@@ -104,6 +105,7 @@ struct MatmulArgs {
   bool sfpu = false;
   contract::SfpuFunc func = contract::kSfpuGelu;
   uint32_t param = 0;
+  bool approximate = false; // approximate_mode
   bool spill = false; // partial sums leave dest between m_k blocks / accumulated slices
   // requant: result x scale + zero_point, to Int8; dequant: (result +
   // zero_point) x scale. The scale is the input after the bias. Both run in a

@@ -83,7 +83,7 @@ std::string renderArgs(const KernelConfig& k) {
   case Family::Tilizer:
     h.section(k.family == Family::Tilizer ? "tilizer (a datacopy of the entry's tiles)" : "unary (datacopy, nop, SFPU functions)");
     h.field("bool", "kHasSfpu", b(k.unary.sfpu), "false: datacopy");
-    h.field("SfpuFunc", "kSfpuFunc", sfpuCode(k.unary.func), "");
+    h.field("SfpuFunc", "kSfpuFunc", sfpuCode(k.unary.func, k.unary.approximate), "");
     h.field("uint32_t", "kSfpuParam", hex32(k.unary.param), "power: exponent; lrelu: slope bits");
     h.field("bool", "kTransposeIn0", b(k.unary.transposeIn0), "transpose TM: tiles transposed on unpack");
     break;
@@ -109,7 +109,7 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("bool", "kBias", b(m.bias), "input 2 added to the result");
     h.field("Broadcast", "kBiasBroadcast", bcastCode(m.biasBcast), "row 0 of each bias tile (float)");
     h.field("bool", "kHasSfpu", b(m.sfpu), "sfpu_op");
-    h.field("SfpuFunc", "kSfpuFunc", sfpuCode(m.func), "");
+    h.field("SfpuFunc", "kSfpuFunc", sfpuCode(m.func, m.approximate), "");
     h.field("uint32_t", "kSfpuParam", hex32(m.param), "");
     h.field("bool", "kSpill", b(m.spill), "partial sums go through the spill operand");
     h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
@@ -356,7 +356,8 @@ const char* const kMatmulBody = R"(
 //            the in1 mblock), one after the other, tiles row-major.
 // Output ublocks are computed in the op's ublock order; between blocks their
 // partial sums go to the spill operand (intermed_df) and come back in the
-// same order. Bias (input 2, the output's blocking) and sfpu_op are applied
+// same order. Each input-0 tile is unpacked once per ublock row and kept in
+// srcB for the row's kUblockC products. Bias (input 2, the output's blocking) and sfpu_op are applied
 // after the last block; the output leaves in the op's blocking.
 void hlk_main() {
   configure();
@@ -378,7 +379,7 @@ void hlk_main() {
               for (int h = 0; h < kUblockR; ++h)
                 for (int w = 0; w < kUblockC; ++w)
                   hlk_mm_tile(0, 1, (ubR * kUblockR + h) * kUKt + k, (ubC * kUKt + k) * kUblockC + w,
-                              h * kUblockC + w, kTransposeIn1);
+                              h * kUblockC + w, kTransposeIn1, w == 0, w + 1 < kUblockC);
             if (last) {
               if constexpr (kBias) {
                 hlk_wait_tiles(2, kUblockTiles);

@@ -140,6 +140,9 @@ private:
       auto param = sfpuParam(*f, s.attributes, why);
       if (!param) return report("hlk-attribute", i, typeLoc, why);
       sp.param = *param;
+      // approximate_mode: the sub-op's, else the graph op's (as the golden model reads it).
+      const auto& am = s.attributes.approximateMode.present() ? s.attributes.approximateMode : op_.attributes.approximateMode;
+      sp.approximate = am.present() && am.value;
     } else if (auto e = eltwiseOpOf(type)) {
       sp.kind = SubOpPlan::Kind::Binary;
       sp.eltOp = *e;
@@ -786,7 +789,7 @@ private:
         if (s.inputs[0].kind != ReadPlan::Kind::Dest)
           line(5, "hlk_copy_tile_to_dst(" + n(s.inputs[0].operand) + ", " + idx(0) + ", d);");
         if (s.kind == SubOpPlan::Kind::Sfpu)
-          line(5, "hlk_sfpu(" + sfpuCode(s.func) + ", d, " + hex32(s.param) + ");");
+          line(5, "hlk_sfpu(" + sfpuCode(s.func, s.approximate) + ", d, " + hex32(s.param) + ");");
         break;
       case SubOpPlan::Kind::Binary: {
         const ReadPlan& a = s.inputs[0];

@@ -50,6 +50,7 @@ struct SubOpPlan {
   Kind kind = Kind::Copy;
   contract::SfpuFunc func = contract::kSfpuExp;
   uint32_t param = 0;       // Sfpu: the function's; Quant: zero point bits (dequant: of -zero_point)
+  bool approximate = false; // Sfpu: approximate_mode (cost only)
   bool dequant = false;     // Quant
   contract::EltwiseOp eltOp = contract::kEltAdd;
   std::vector<ReadPlan> inputs;

@@ -50,7 +50,7 @@ template <class F> SourceLoc locOr(const F& field, SourceLoc fallback) {
 // C++ spelling of contract enum values in the generated files.
 std::string formatCode(DataFormat f);        // kFloat16_b
 std::string fidelityCode(MathFidelity f);    // kHiFi4
-std::string sfpuCode(contract::SfpuFunc f);  // kSfpuExp
+std::string sfpuCode(contract::SfpuFunc f, bool approximate = false);  // kSfpuExp
 std::string eltwiseCode(contract::EltwiseOp op);
 std::string bcastCode(contract::Broadcast b);
 std::string hex32(uint32_t v);               // 0x3F800000u

@@ -25,7 +25,13 @@ CopCycleModel copCycleModelFor(Arch arch) {
   m.l1BytesPerCycle = 40;
   m.unpackOverhead = 0;
   m.packOverhead = 0;
+  // Asynchronous issue: each thread's FIFOs in front of the coprocessor hold
+  // 32 + 8 + 2 (thread 0) and 16 + 8 + 2 (threads 1, 2) 32-bit words
+  // (tenstorrent/tt-isa-documentation, Diagrams/Src/TensixFrontend.lua,
+  // Wormhole; the same assumed for grayskull, which has no public figure).
+  m.fifoWords = {42, 26, 26};
   auto& s = m.sfpuOpsPerPass;
+  auto& a = m.sfpuApproxOpsPerPass; // op_model's approx sets (approximate_mode: true)
   if (arch == Arch::Grayskull) {
     // e150: 332 TFLOP/s at 8 bits on 120 cores at 1.2 GHz = 1153 MAC/cycle,
     // a 32x32x32 product in 28.4 cycles per fidelity phase; op_model matmul
@@ -39,6 +45,9 @@ CopCycleModel copCycleModelFor(Arch arch) {
     s[c::kSfpuGelu] = opsPerPass(286);
     s[c::kSfpuGeluDerivative] = opsPerPass(3116);
     s[c::kSfpuSigmoid] = opsPerPass(174.76);
+    a[c::kSfpuExp] = opsPerPass(668.08);
+    a[c::kSfpuGeluDerivative] = opsPerPass(822.25);
+    a[c::kSfpuReciprocal] = opsPerPass(905.53);
   } else {
     // wormhole_b0 (and blackhole until it has its own): op_model matmul
     // math_tiles_weight 15.5 (Float16) / 14.2 (Bfp8) per tile and phase: the
@@ -57,6 +66,9 @@ CopCycleModel copCycleModelFor(Arch arch) {
     s[c::kSfpuCosine] = opsPerPass(1547.50);
     s[c::kSfpuSquare] = opsPerPass(204.16);
     s[c::kSfpuLrelu] = opsPerPass(321.99);
+    a[c::kSfpuExp] = opsPerPass(812.81);
+    a[c::kSfpuGeluDerivative] = opsPerPass(383.77);
+    a[c::kSfpuReciprocal] = opsPerPass(780.81);
   }
   return m;
 }

@@ -140,6 +140,11 @@ void Coprocessor::reset() {
   std::fill(destF_.begin(), destF_.end(), 0.0f);
   std::fill(destI_.begin(), destI_.end(), 0);
   for (ThreadState& t : threads_) t = ThreadState{};
+  for (auto& q : fifo_) q.clear();
+  fifoUsed_ = {};
+  lastStart_ = {};
+  doneAt_ = {};
+  unitFree_ = {};
 }
 
 uint32_t Coprocessor::status(uint32_t thread) const {
@@ -192,9 +197,13 @@ bool Coprocessor::dataRangeOk(uint64_t address, uint64_t bytes) const {
 }
 
 // ---------------------------------------------------------------------------
-CopResult Coprocessor::push(uint32_t thread, uint32_t word) {
+CopResult Coprocessor::push(uint32_t thread, uint32_t word, uint64_t now) {
   if (thread >= c::kThreadCount) throw std::invalid_argument("Coprocessor::push: no thread " + std::to_string(thread));
   ThreadState& ts = threads_[thread];
+  const bool twoWords = ts.pending;
+  depAt_ = 0;
+  readyOut_ = nullptr;
+  freeOut_ = {};
   uint32_t first = word, arg = 0;
   if (ts.pending) {
     first = ts.first;
@@ -204,21 +213,21 @@ CopResult Coprocessor::push(uint32_t thread, uint32_t word) {
     ts.first = word;
     ts.wait.clear();
     ++progress_;
-    return CopResult{CopResult::Kind::Accepted, c::kCopOk, 0, CopUnit::None};
+    return CopResult{CopResult::Kind::Accepted, c::kCopOk, 0, CopUnit::None, 0};
   }
 
   Outcome o = execute(thread, first, arg);
   if (o.kind == CopResult::Kind::Stall) {
     ts.wait = std::move(o.wait);
     ++counters_.stalls[thread];
-    return CopResult{CopResult::Kind::Stall, c::kCopOk, 0, CopUnit::None};
+    return CopResult{CopResult::Kind::Stall, c::kCopOk, 0, CopUnit::None, 0};
   }
   ts.pending = false;
   ts.wait.clear();
   ts.status = o.fault;
   if (o.kind == CopResult::Kind::Fault) {
     ++counters_.faults[thread];
-    return CopResult{CopResult::Kind::Fault, o.fault, 0, CopUnit::None};
+    return CopResult{CopResult::Kind::Fault, o.fault, 0, CopUnit::None, 0};
   }
   ++progress_;
   CopUnitCounters* unit = nullptr;
@@ -233,7 +242,37 @@ CopResult Coprocessor::push(uint32_t thread, uint32_t word) {
     ++unit->instructions;
     unit->cycles += o.cycles;
   }
-  return CopResult{CopResult::Kind::Accepted, c::kCopOk, o.cycles, o.unit};
+  const uint32_t hart = model_.fifoWords[thread] ? schedule(thread, twoWords ? 2 : 1, o.unit, o.cycles, now) : o.cycles;
+  return CopResult{CopResult::Kind::Accepted, c::kCopOk, o.cycles, o.unit, hart};
+}
+
+// The FIFO model: the instruction leaves its thread's FIFO when it starts;
+// it starts once pushed, after the thread's previous instruction started
+// (in-order issue), when its unit is free and its source banks are ready.
+uint32_t Coprocessor::schedule(uint32_t thread, uint32_t words, CopUnit unit, uint32_t cycles, uint64_t now) {
+  std::vector<Queued>& q = fifo_[thread];
+  uint32_t& used = fifoUsed_[thread];
+  size_t gone = 0;
+  while (gone < q.size() && q[gone].start <= now) used -= q[gone++].words;
+  uint64_t pushAt = now;
+  const uint32_t depth = std::max(model_.fifoWords[thread], words);
+  while (gone < q.size() && used + words > depth) {  // full: the hart waits for the oldest to start
+    pushAt = std::max(pushAt, q[gone].start);
+    used -= q[gone++].words;
+  }
+  q.erase(q.begin(), q.begin() + static_cast<ptrdiff_t>(gone));
+  uint64_t& unitFree = unitFree_[static_cast<size_t>(unit)];
+  const uint64_t start = std::max({pushAt, lastStart_[thread], unitFree, depAt_});
+  const uint64_t end = start + cycles;
+  unitFree = end;
+  lastStart_[thread] = start;
+  doneAt_[thread] = std::max(doneAt_[thread], end);
+  if (readyOut_) *readyOut_ = end;
+  for (uint64_t* f : freeOut_)
+    if (f) *f = end;
+  q.push_back({start, words});
+  used += words;
+  return static_cast<uint32_t>(std::min<uint64_t>(pushAt - now, std::numeric_limits<uint32_t>::max()));
 }
 
 Coprocessor::Outcome Coprocessor::execute(uint32_t thread, uint32_t word, uint32_t arg) {
@@ -291,6 +330,8 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
   if (src.valid[src.writeBank])
     return Outcome::stall(std::string("waits for a free ") + (toB ? "srcB" : "srcA") + " bank (both banks valid)");
 
+  depAt_ = src.freeAt[src.writeBank];
+  readyOut_ = &src.readyAt[src.writeBank];
   Tile& tile = src.bank[src.writeBank];
   if (zeros) {
     tile.fill(0.0f);
@@ -329,7 +370,7 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     readsA = true;
     break;
   case c::kOpSfpu:
-    allowed |= 0xFF00u;
+    allowed |= 0xFF00u | c::kFieldSfpuApproximate;
     if (func >= c::kSfpuFuncCount) return Outcome::fail(c::kCopIllegalInstruction);
     if (func == c::kSfpuPower && arg > 0xFFFFu) return Outcome::fail(c::kCopIllegalInstruction);
     break;
@@ -351,6 +392,10 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
                           (aMissing && bMissing ? "srcA and srcB" : aMissing ? "srcA" : "srcB") + " valid");
 
   // --- execute (no stall or fault possible from here on) ---
+  if (readsA) depAt_ = std::max(depAt_, srcA_.readyAt[srcA_.readBank]);
+  if (readsB) depAt_ = std::max(depAt_, srcB_.readyAt[srcB_.readBank]);
+  if (readsA && !(fields & c::kFieldKeepSrcA)) freeOut_[0] = &srcA_.freeAt[srcA_.readBank];
+  if (readsB && !(fields & c::kFieldKeepSrcB)) freeOut_[1] = &srcB_.freeAt[srcB_.readBank];
   const Tile& a = srcA_.bank[srcA_.readBank];
   const Tile& b = srcB_.bank[srcB_.readBank];
   const bool accumulate = fields & c::kFieldAccumulate;
@@ -512,7 +557,8 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
   }
 
   if (opcode == c::kOpSfpu) {
-    const uint32_t ops = func == c::kSfpuPower ? model_.sfpuPowerBase + arg : model_.sfpuOpsPerPass[func];
+    uint32_t ops = func == c::kSfpuPower ? model_.sfpuPowerBase + arg : model_.sfpuOpsPerPass[func];
+    if ((fields & c::kFieldSfpuApproximate) && model_.sfpuApproxOpsPerPass[func] != 0) ops = model_.sfpuApproxOpsPerPass[func];
     cycles = model_.sfpuPasses * ops;
     ++counters_.sfpuTiles;
   }

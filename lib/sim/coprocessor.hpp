@@ -60,6 +60,7 @@ struct CopResult {
   uint32_t fault = contract::kCopOk;  // Kind::Fault: a contract::CopFault
   uint32_t cycles = 0;                // Kind::Accepted: cycles the instruction keeps `unit` busy
   CopUnit unit = CopUnit::None;
+  uint32_t hartCycles = 0;            // Kind::Accepted: cycles the pushing hart waits (synchronous: `cycles`; FIFO: while full)
 
   bool accepted() const { return kind == Kind::Accepted; }
   bool stalled() const { return kind == Kind::Stall; }
@@ -103,10 +104,18 @@ struct CopCycleModel {
       6,   // quant_int8
   };
   uint32_t sfpuPowerBase = 3;       // power: (sfpuPowerBase + exponent) ops per pass
+  // Approximate mode (SFPU field [16]): ops per pass by SfpuFunc; 0 = the exact cost.
+  std::array<uint32_t, contract::kSfpuFuncCount> sfpuApproxOpsPerPass{};
   uint32_t packOverhead = 8;        // per PACK, plus ceil(bytes written / l1BytesPerCycle)
   uint32_t untilizeRowOverhead = 1; // PACK untilize: per row written
   uint32_t topkStage = 128;         // TOPK: per compare-exchange stage and value tile of the window
   uint32_t topkOverhead = 8;        // TOPK: per instruction
+  // Asynchronous issue (docs/device-model.md, "Instruction FIFO"): words a
+  // thread's instruction FIFO holds; the pushing hart runs on while there is
+  // room, and the instruction starts when its unit, its sources and the
+  // thread's previous instruction allow. 0: synchronous (the hart waits for
+  // each instruction; tensix-run's default).
+  std::array<uint32_t, contract::kThreadCount> fifoWords{};
   uint32_t rowCopy = 2;             // ROWCOPY: one 32-value row through the matrix unit (8 rows per cycle: 1, plus issue)
 };
 
@@ -142,7 +151,13 @@ public:
   // One 32-bit store of `thread` to the instruction port. See the file
   // comment for the three outcomes. `thread` must be < kThreadCount
   // (std::invalid_argument otherwise: a caller bug, not a device fault).
-  CopResult push(uint32_t thread, uint32_t word);
+  CopResult push(uint32_t thread, uint32_t word) { return push(thread, word, 0); }
+  // The same at the pushing hart's cycle `now` (used by the FIFO model).
+  CopResult push(uint32_t thread, uint32_t word, uint64_t now);
+  // FIFO model: the cycle every instruction `thread` pushed so far has
+  // finished by (0 when synchronous). A hart's signal to another agent
+  // (tile counters, done) waits for it.
+  uint64_t doneAt(uint32_t thread) const { return thread < contract::kThreadCount ? doneAt_[thread] : 0; }
 
   // kCopStatus of `thread`: 0, or the fault code of its last completed or
   // faulted instruction.
@@ -182,6 +197,7 @@ private:
     std::array<bool, 2> valid{};
     uint8_t writeBank = 0;  // next bank UNPACK fills
     uint8_t readBank = 0;   // bank math reads
+    std::array<uint64_t, 2> readyAt{}, freeAt{};  // FIFO model: cycle the bank's UNPACK ends / math releases it
   };
   struct ThreadState {
     bool pending = false;   // first word of a +1 instruction taken
@@ -192,6 +208,8 @@ private:
   struct Outcome;  // internal execution result
 
   Outcome execute(uint32_t thread, uint32_t word, uint32_t arg);
+  // FIFO model: when the accepted instruction starts and ends; returns the hart's wait.
+  uint32_t schedule(uint32_t thread, uint32_t words, CopUnit unit, uint32_t cycles, uint64_t now);
   Outcome execSetConfig(uint32_t fields, uint32_t value);
   Outcome execUnpack(uint32_t fields, uint32_t address);
   Outcome execMath(uint32_t thread, uint32_t opcode, uint32_t fields, uint32_t arg);
@@ -215,6 +233,17 @@ private:
   CopCounters counters_;
   uint64_t progress_ = 0;
   std::vector<uint8_t> scratch_;  // one tile of bytes (untilize, l1 accumulate)
+
+  // FIFO model state (reset() clears it). The executing instruction's source
+  // dependency and the bank times it sets are noted by execUnpack/execMath.
+  struct Queued { uint64_t start; uint32_t words; };
+  std::array<std::vector<Queued>, contract::kThreadCount> fifo_{};  // in push order, not yet started
+  std::array<uint32_t, contract::kThreadCount> fifoUsed_{};
+  std::array<uint64_t, contract::kThreadCount> lastStart_{}, doneAt_{};
+  std::array<uint64_t, 5> unitFree_{};  // by CopUnit
+  uint64_t depAt_ = 0;
+  uint64_t* readyOut_ = nullptr;
+  std::array<uint64_t*, 2> freeOut_{};
 };
 
 } // namespace tessera::sim

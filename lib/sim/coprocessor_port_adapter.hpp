@@ -16,6 +16,7 @@ public:
   uint64_t progress() const override;
   std::string waitReason(Thread thread) const override;
   uint64_t mathBusyCycles() const override { return cop_.counters().math.cycles; }
+  uint64_t doneAt(Thread thread) const override { return cop_.doneAt(thread); }
 
 private:
   Coprocessor& cop_;

@@ -333,12 +333,17 @@ MmioResult TensixCore::mmioLoad(const Hart& hart, uint32_t a) {
   return MmioResult::ok(v);
 }
 
+uint32_t TensixCore::drainCycles(const Hart& hart, Thread t) const {
+  const uint64_t done = cop_ ? cop_->doneAt(t) : 0;
+  return done > hart.cycles() ? static_cast<uint32_t>(std::min<uint64_t>(done - hart.cycles(), UINT32_MAX)) : 0;
+}
+
 MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
   const Thread t = static_cast<Thread>(hart.id());
   HartTrack& tr = track_[t];
   if (a == c::kCopInstrPort) {
     if (!cop_) return MmioResult::deviceFault(kNoCoprocessor);
-    const PortResult r = cop_->push(t, v, hart.cycles());
+    const PortResult r = cop_->push(t, v, hart.cycles());  // FIFO model: r.cycles is the wait for room
     switch (r.kind) {
     case PortResult::Kind::Accepted:
       ++tr.mmioWrites;
@@ -367,27 +372,42 @@ MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
     }
     ++version_;
     ++tr.mmioWrites;
-    return MmioResult::ok();
+    return MmioResult::ok(0, drainCycles(hart, t));
   }
   if (inSemaphores(a)) {
     const uint32_t s = (a - c::kSemaphoreBase) / c::kSemaphoreStride;
+    uint32_t extra = 0;
+    std::vector<TimedPost>& posts = semPosts_[s];
     switch ((a - c::kSemaphoreBase) % c::kSemaphoreStride) {
-    case c::kSemValue: sems_[s] += v; break;
-    case c::kSemWait:
+    case c::kSemValue:
+      sems_[s] += v;
+      if (const uint32_t d = drainCycles(hart, t); d != 0 && v != 0) posts.push_back({hart.cycles() + d, v});
+      break;
+    case c::kSemWait: {
       if (sems_[s] == 0) return MmioResult::stall();
+      uint64_t timed = 0;
+      for (const TimedPost& p : posts) timed += p.count;
+      if (timed >= sems_[s] && !posts.empty()) {  // no untimed unit left: take the oldest post
+        if (posts.front().at > hart.cycles()) extra = static_cast<uint32_t>(std::min<uint64_t>(posts.front().at - hart.cycles(), UINT32_MAX));
+        if (--posts.front().count == 0) posts.erase(posts.begin());
+      }
       --sems_[s];
       break;
+    }
     default: return MmioResult::accessFault();
     }
     ++version_;
     ++tr.mmioWrites;
-    return MmioResult::ok();
+    return MmioResult::ok(0, extra);
   }
   switch (a) {
-  case c::kMailboxDone:
+  case c::kMailboxDone: {
     ++version_;
     ++tr.mmioWrites;
-    return MmioResult::halt(v);
+    MmioResult r = MmioResult::halt(v);
+    r.extraCycles = drainCycles(hart, t);  // the thread ends when its instructions have
+    return r;
+  }
   case c::kDebugPutChar:
     debug_[t].push_back(static_cast<char>(v & 0xFF));
     ++tr.mmioWrites;
@@ -634,6 +654,7 @@ void TensixCore::resetForEpoch() {
   acked_.fill(0);
   sems_.fill(0);
   sems_[c::kSemPackMath] = 2;
+  for (auto& p : semPosts_) p.clear();
   loaded_.fill(false);
   for (HartTrack& tr : track_) tr = HartTrack{};
   for (std::string& d : debug_) d.clear();

@@ -97,6 +97,9 @@ public:
   // drains with time). The core lets a stalled hart sleep through a slice
   // only when this is false (RunOptions::sleepWhileWaiting).
   virtual bool stallMayEndBy(Thread thread, uint64_t cycle) const { return false; }
+  // The cycle by which every instruction `thread` pushed has finished, when
+  // instructions run asynchronously (an instruction FIFO); 0 otherwise.
+  virtual uint64_t doneAt(Thread) const { return 0; }
 };
 
 // Per-input timing, recorded only when asked (TensixCore::setRecordTimeline;
@@ -314,6 +317,14 @@ private:
   std::array<uint32_t, contract::kOperandCount> received_{};
   std::array<uint32_t, contract::kOperandCount> acked_{};
   std::array<uint32_t, contract::kSemaphoreCount> sems_{};
+  // With an instruction FIFO, a thread's post takes effect when its pushed
+  // instructions have finished: the cycle and count of each post not yet
+  // taken, oldest first (units not covered here, e.g. initial values, are
+  // available at once).
+  struct TimedPost { uint64_t at; uint32_t count; };
+  std::array<std::vector<TimedPost>, contract::kSemaphoreCount> semPosts_{};
+  // Extra cycles a hart waits before a signal so its instructions have finished.
+  uint32_t drainCycles(const Hart& hart, Thread t) const;
   CoprocessorPort* cop_ = nullptr;
   uint64_t now_ = 0;         // end of the last slice
   uint64_t version_ = 0;     // bumped by every counter/semaphore/mailbox change

@@ -71,7 +71,10 @@ inline void hlk_binary_tile_dest_a(EltwiseOp op, int in1, int tile1, int dst, Br
 // dst = in0[tile0] op dst (wormhole_b0 only: dest as input 1).
 TESSERA_WORMHOLE_ONLY inline void hlk_binary_tile_dest_b(EltwiseOp op, int in0, int tile0, int dst);
 // dst += in0[tile0] x in1[tile1] (matmul of one tile pair; dst must be zeroed or reloaded first).
-inline void hlk_mm_tile(int in0, int in1, int tile0, int tile1, int dst, bool transposeIn1 = false);
+// Reuse of the input-0 tile across a ublock row (as BUDA's kernel does):
+// unpackIn0 false takes the tile the previous call kept (keepIn0 true).
+inline void hlk_mm_tile(int in0, int in1, int tile0, int tile1, int dst, bool transposeIn1 = false,
+                        bool unpackIn0 = true, bool keepIn0 = false);
 // dst (=|op=) reduce(operand[tile]) * scale.
 inline void hlk_reduce_tile(ReduceType type, ReduceDim dim, int operand, int tile, int dst,
                             uint32_t scaleBits, bool accumulate);

@@ -105,12 +105,13 @@ inline void hlk_binary_tile_dest_b(EltwiseOp op, int in0, int tile0, int dst) {
 }
 
 // MATMUL computes srcB x srcA: in0's tile goes to srcB, in1's to srcA.
-inline void hlk_mm_tile(int in0, int in1, int tile0, int tile1, int dst, bool transposeIn1) {
+inline void hlk_mm_tile(int in0, int in1, int tile0, int tile1, int dst, bool transposeIn1, bool unpackIn0,
+                        bool keepIn0) {
   if constexpr (llk::kUnpack) {
     llk::unpack_tile(in1, tile1, false, transposeIn1 ? kUnpackTranspose : 0u);
-    llk::unpack_tile(in0, tile0, true, 0u);
+    if (unpackIn0) llk::unpack_tile(in0, tile0, true, 0u);
   }
-  if constexpr (llk::kMath) llk::math_matmul(dst);
+  if constexpr (llk::kMath) llk::math_matmul(dst, keepIn0);
 }
 
 inline void hlk_reduce_tile(ReduceType type, ReduceDim dim, int operand, int tile, int dst, uint32_t scaleBits,

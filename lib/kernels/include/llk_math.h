@@ -24,7 +24,10 @@ inline void math_eltwise(EltwiseOp op, int dst, uint32_t operandFields) {
   issue(kOpEltwise, math_fields(dst, false) | ((static_cast<uint32_t>(op) & 3u) << kEltwiseOpShift) | operandFields);
 }
 
-inline void math_matmul(int dst) { issue(kOpMatmul, math_fields(dst, true)); }
+// keepSrcB: srcB (input 0's tile) stays valid for the next product.
+inline void math_matmul(int dst, bool keepSrcB = false) {
+  issue(kOpMatmul, math_fields(dst, true) | (keepSrcB ? kFieldKeepSrcB : 0u));
+}
 
 inline void math_reduce(ReduceType type, ReduceDim dim, int dst, uint32_t scaleBits, bool accumulate) {
   issue(kOpReduce,
@@ -33,8 +36,9 @@ inline void math_reduce(ReduceType type, ReduceDim dim, int dst, uint32_t scaleB
         scaleBits);
 }
 
+// func may carry kSfpuApproximate (bit 8), which lands in field [16].
 inline void math_sfpu(SfpuFunc func, int dst, uint32_t parameter) {
-  issue(kOpSfpu, math_fields(dst, false) | ((static_cast<uint32_t>(func) & 0xFFu) << kSfpuFuncShift), parameter);
+  issue(kOpSfpu, math_fields(dst, false) | ((static_cast<uint32_t>(func) & 0x1FFu) << kSfpuFuncShift), parameter);
 }
 
 inline void math_zero_dst(int dst) { issue(kOpZeroDest, math_fields(dst, false)); }

@@ -17,7 +17,7 @@ inline void hlk_copy_tile_to_dst(int, int, int, bool) {}
 inline void hlk_binary_tile(EltwiseOp, int, int, int, int, int, Broadcast) {}
 inline void hlk_binary_tile_dest_a(EltwiseOp, int, int, int, Broadcast) {}
 inline void hlk_binary_tile_dest_b(EltwiseOp, int, int, int) {}
-inline void hlk_mm_tile(int, int, int, int, int, bool) {}
+inline void hlk_mm_tile(int, int, int, int, int, bool, bool = true, bool = false) {}
 inline void hlk_reduce_tile(ReduceType, ReduceDim, int, int, int, uint32_t, bool) {}
 inline void hlk_sfpu(SfpuFunc, int, uint32_t) {}
 inline void hlk_zero_dst(int) {}
