@@ -51,3 +51,12 @@ if getattr(config, "have_mpi", "").upper() in ("TRUE", "ON", "1") and shutil.whi
     config.substitutions.append(("%mpirun",
         "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1 "
         "mpirun --oversubscribe --bind-to none -np"))
+
+# loader --report: a headless Chromium opens the HTML page (scripts/setup.sh
+# installs Debian's `chromium`). %chromium-dom FILE prints the page's DOM after
+# its script ran.
+_chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if _chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium-dom",
+        _chromium + " --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 --dump-dom"))
