@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev
   python3-jsonschema python3-yaml python3-numpy
   libopenmpi-dev openmpi-bin
+  chromium  # headless, for the test of loader --report's HTML page
 )
 
 missing=()

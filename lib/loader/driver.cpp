@@ -10,6 +10,7 @@
 #include "loader/perf_check.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/sim_target.hpp"
+#include "loader/trace_writer.hpp"
 #include "sim/cluster_transport.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
@@ -311,6 +312,17 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     err << kTool << ": error: --perf-report needs the simulated chip (--target sim)\n";
     return 2;
   }
+  if (opts.target != "sim" && (!opts.traceFile.empty() || !opts.reportFile.empty())) {
+    err << kTool << ": error: " << (opts.traceFile.empty() ? "--report" : "--trace <file>")
+        << " needs the simulated chip (--target sim)\n";
+    return 2;
+  }
+  // `loader run --trace NETLIST` would take the netlist for the trace file.
+  if (opts.traceFile.ends_with(".yaml") || opts.traceFile.ends_with(".yml")) {
+    err << kTool << ": error: --trace takes the trace file to write, not '" << opts.traceFile
+        << "': put the netlist first or write --trace=<file.json>\n";
+    return 2;
+  }
   if (opts.target != "sim" && opts.perfCheck) {
     err << kTool << ": error: --perf-check needs the simulated chip (--target sim)\n";
     return 2;
@@ -525,20 +537,27 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
   PerfChecker perfCheck(nl, arch);
+  const bool tracing = !opts.traceFile.empty() || !opts.reportFile.empty();
+  const bool checking = opts.perfCheck || !opts.reportFile.empty();  // the report shows the perf-check table
+  TraceLog traceLog(arch, device);
   if (artifacts) {
     // A cluster of several chips runs on sim::Cluster (-j threads); one chip as before.
     simTarget = std::make_unique<SimTarget>(nl, device, std::move(*artifacts), *cluster,
                                             opts.threads ? opts.threads : defaultJobs());
     simTarget->setTransport(net);
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
-    simTarget->recordTimeline = opts.perfCheck;
-    if (!opts.perfReport.empty() || opts.profile || opts.perfCheck) {
+    simTarget->recordTimeline = checking;
+    simTarget->recordTrace = tracing;
+    if (!opts.perfReport.empty() || opts.profile || checking || tracing) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
-        if (!opts.perfReport.empty() || opts.profile) perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
-        if (opts.perfCheck) perfCheck.add(e.id, e.graph, r);
+        if (!opts.perfReport.empty() || opts.profile || tracing)
+          perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+        if (checking) perfCheck.add(e.id, e.graph, r);
+        if (tracing) traceLog.add(e.id, e.graph, r);
       };
       simTarget->onClusterEpoch = [&](const SimEpochInfo& e, const sim::ClusterRunResult& r) {
         perf.addCluster(e.id, e.graph, r, static_cast<int>(device.workers.size()));
+        if (tracing) traceLog.addCluster(e.id, e.graph, r);
       };
     }
     targetPtr = simTarget.get();
@@ -658,6 +677,24 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     bool perfPassed = true;
     out << perfCheck.report(perfPassed);
     failed |= !perfPassed;
+  }
+  if (simTarget && !opts.traceFile.empty()) {
+    std::string error;
+    if (!writeFileAtomic(opts.traceFile, traceLog.traceJson(opts.netlist), error)) {
+      err << kTool << ": error: cannot write '" << opts.traceFile << "': " << error << "\n";
+      return 1;
+    }
+    out << "trace -> " << opts.traceFile << "\n";
+  }
+  if (simTarget && !opts.reportFile.empty()) {
+    std::string error;
+    bool perfPassed = true;
+    const std::string checks = nl.perfCheck ? perfCheck.report(perfPassed) : std::string();
+    if (!writeFileAtomic(opts.reportFile, traceLog.reportHtml(opts.netlist, perf, checks), error)) {
+      err << kTool << ": error: cannot write '" << opts.reportFile << "': " << error << "\n";
+      return 1;
+    }
+    out << "report -> " << opts.reportFile << "\n";
   }
   if (opts.profile && simTarget) {
     char rate[96];

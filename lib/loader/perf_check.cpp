@@ -46,6 +46,36 @@ const netlist::Op* findOp(const netlist::Netlist& nl, const std::string& graph, 
 
 } // namespace
 
+std::vector<InputWindow> inputWindows(const sim::CoreTimeline& tl, uint64_t n, uint64_t& outTilesPerInput,
+                                      uint64_t& in0TilesPerInput) {
+  std::vector<InputWindow> windows;
+  outTilesPerInput = in0TilesPerInput = 0;
+  const uint64_t outTotal = tl.outputPushes.empty() ? 0 : tl.outputPushes.back().tiles;
+  const uint64_t inTotal = tl.input0Pops.empty() ? 0 : tl.input0Pops.back().tiles;
+  // Every input makes the same number of output tiles (and takes the same of operand 0).
+  if (n == 0 || outTotal == 0 || outTotal % n != 0 || !tl.firstUnpack) return windows;
+  outTilesPerInput = outTotal / n;
+  in0TilesPerInput = inTotal % n == 0 ? inTotal / n : 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const sim::TimelineEvent* last = reaching(tl.outputPushes, (i + 1) * outTilesPerInput);
+    InputWindow w;
+    w.firstUnpack = *tl.firstUnpack;
+    if (i > 0) {
+      if (const sim::TimelineEvent* pop = in0TilesPerInput ? reaching(tl.input0Pops, i * in0TilesPerInput) : nullptr) {
+        w.firstUnpack = pop->cycle;
+        w.mathAtFirst = pop->mathBusy;
+      } else {  // no operand-0 pops to go by: the previous input's last pack
+        w.firstUnpack = windows.back().lastPack;
+        w.mathAtFirst = windows.back().mathAtLast;
+      }
+    }
+    w.lastPack = last->cycle;
+    w.mathAtLast = last->mathBusy;
+    windows.push_back(w);
+  }
+  return windows;
+}
+
 PerfChecker::PerfChecker(const netlist::Netlist& nl, Arch arch) : nl_(nl), arch_(arch) {}
 
 void PerfChecker::add(uint32_t epoch, const std::string& graph, const sim::ChipRunResult& result) {
@@ -65,30 +95,11 @@ void PerfChecker::add(uint32_t epoch, const std::string& graph, const sim::ChipR
     ci.op = core.name.substr(0, core.name.find('['));
     ci.x = core.noc.x;
     ci.y = core.noc.y;
-    const sim::CoreTimeline& tl = core.timeline;
-    const uint64_t outTotal = tl.outputPushes.empty() ? 0 : tl.outputPushes.back().tiles;
-    const uint64_t inTotal = tl.input0Pops.empty() ? 0 : tl.input0Pops.back().tiles;
-    // Every input makes the same number of output tiles (and takes the same of operand 0).
-    if (n > 0 && outTotal > 0 && outTotal % n == 0 && tl.firstUnpack) {
-      ci.outTilesPerInput = outTotal / n;
-      ci.in0TilesPerInput = inTotal % n == 0 ? inTotal / n : 0;
-      for (uint64_t i = 0; i < n; ++i) {
-        const sim::TimelineEvent* last = reaching(tl.outputPushes, (i + 1) * ci.outTilesPerInput);
-        uint64_t first = *tl.firstUnpack, mathFirst = 0;
-        if (i > 0) {
-          if (const sim::TimelineEvent* pop = ci.in0TilesPerInput ? reaching(tl.input0Pops, i * ci.in0TilesPerInput) : nullptr) {
-            first = pop->cycle;
-            mathFirst = pop->mathBusy;
-          } else {  // no operand-0 pops to go by: the previous input's last pack
-            first = ci.lastPack.back();
-            mathFirst = ci.mathAtLast.back();
-          }
-        }
-        ci.firstUnpack.push_back(first);
-        ci.lastPack.push_back(last->cycle);
-        ci.mathAtFirst.push_back(mathFirst);
-        ci.mathAtLast.push_back(last->mathBusy);
-      }
+    for (const InputWindow& w : inputWindows(core.timeline, n, ci.outTilesPerInput, ci.in0TilesPerInput)) {
+      ci.firstUnpack.push_back(w.firstUnpack);
+      ci.lastPack.push_back(w.lastPack);
+      ci.mathAtFirst.push_back(w.mathAtFirst);
+      ci.mathAtLast.push_back(w.mathAtLast);
     }
     run.cores.push_back(std::move(ci));
   }

@@ -30,6 +30,17 @@ namespace tessera::loader {
 // (e150), wormhole_b0 1000 (n150/n300), blackhole 1350 (p150).
 double aiclkMhz(Arch arch);
 
+// One input's window on one kernel core: its first unpack and last pack
+// (see the file comment) and the math unit's busy cycles so far at each.
+struct InputWindow {
+  uint64_t firstUnpack = 0, lastPack = 0, mathAtFirst = 0, mathAtLast = 0;
+};
+// The windows of the `inputs` inputs of a core's timeline; empty when its
+// output tiles do not divide evenly into them (or it never unpacked). Sets
+// the output and operand-0 tiles per input (0 when they do not divide).
+std::vector<InputWindow> inputWindows(const sim::CoreTimeline& tl, uint64_t inputs, uint64_t& outTilesPerInput,
+                                      uint64_t& in0TilesPerInput);
+
 class PerfChecker {
 public:
   PerfChecker(const netlist::Netlist& nl, Arch arch);

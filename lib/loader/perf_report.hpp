@@ -76,6 +76,7 @@ public:
   // The run's binaries cache counters (written as "binaries").
   void setBinaries(const sim::BinariesCounters& counters) { binaries_ = counters; }
   bool empty() const { return epochs_.empty(); }
+  const std::map<uint32_t, EpochPerf>& epochs() const { return epochs_; }
   std::string table() const;
   nlohmann::json json(const std::string& netlist, const std::string& arch) const;
 

@@ -309,6 +309,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     const uint32_t n = static_cast<uint32_t>(io->inputCount());
     run.options.epoch.epochId = epoch.id;
     run.options.epoch.inputCount = n;
+    run.options.recordTrace = recordTrace;
     sim::Chip& c = cluster_->chip(chip);
     auto host = clusterBinaries_.find(chip);
     if (host == clusterBinaries_.end()) {

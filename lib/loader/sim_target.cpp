@@ -396,6 +396,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   run.options.epoch.inputCount = static_cast<uint32_t>(n);
   run.options.recordTimeline = recordTimeline;
   run.options.threads = jobs_;  // the cores' slices side by side (same results whatever -j)
+  run.options.recordTrace = recordTrace;
   pushBinaries(graph, epoch, run.cores, static_cast<uint32_t>(n), where);
 
   sim::ChipRunResult result = sim::runEpoch(*chip_, run);

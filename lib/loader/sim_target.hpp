@@ -88,6 +88,8 @@ public:
   std::function<void(const std::string&)> trace;
   // Record every kernel core's per-input timeline (loader --perf-check; one chip only).
   bool recordTimeline = false;
+  // Record the units' busy spans and the streams' transfers (loader --trace, --report).
+  bool recordTrace = false;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
   // Several chips: every launch that completed, with every chip's report.

@@ -221,13 +221,14 @@ void Chip::reportCores(CoreStop snapshotStop) {
     rep.harts = u.kernel && u.finished ? u.harts : u.core->snapshot(snapshotStop);
     rep.cycles = std::max(u.kernel ? rep.harts.cycles : 0, engine_->lastActivity(u.noc));
     if (const Coprocessor* cop = coprocessor(u.noc)) rep.cop = cop->counters();
-    if (run_->options.recordTimeline) rep.timeline = u.core->timeline();
+    if (run_->options.recordTimeline || run_->options.recordTrace) rep.timeline = u.core->timeline();
     result.cycles = std::max(result.cycles, rep.cycles);
     result.cores.push_back(std::move(rep));
   }
   result.cycles = std::max(result.cycles, engine_->lastActivity());
   result.streams = engine_->counters();
   result.ethLinks = engine_->ethLinks();
+  if (run_->options.recordTrace) result.transfers = engine_->takeTransfers();
 }
 
 bool Chip::startRun(const ChipRunOptions& options) {
@@ -282,7 +283,8 @@ bool Chip::startRun(const ChipRunOptions& options) {
         u.streams = static_cast<uint32_t>(b->streams.size());
       }
       core.writeEpochInfo(options.epoch);
-      core.setRecordTimeline(options.recordTimeline && u.kernel);
+      core.setRecordTimeline((options.recordTimeline || options.recordTrace) && u.kernel);
+      core.setRecordSpans(options.recordTrace && u.kernel);
       if (options.afterFirmware) options.afterFirmware(u.noc, core);
       u.finished = !u.kernel;
       if (auto it = options.startCycles.find(u.noc); it != options.startCycles.end() && u.kernel) {
@@ -295,6 +297,7 @@ bool Chip::startRun(const ChipRunOptions& options) {
   if (result.stop == ChipStop::Fault) return false;
 
   // --- Prologue.
+  engine_->recordTransfers(options.recordTrace);
   engine_->start(0);
   result.prologueCycles = engine_->runPrologue(0);
   if (const auto& f = engine_->fault()) {

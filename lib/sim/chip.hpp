@@ -55,6 +55,8 @@ struct ChipRunOptions {
   // they hand to the stream engine is applied after, in core order, so
   // results and cycles do not depend on it.
   unsigned threads = 1;
+  // Record the units' busy spans and the streams' transfers (loader --trace, sim/trace.hpp).
+  bool recordTrace = false;
 };
 
 enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };
@@ -69,7 +71,7 @@ struct CoreEpochReport {
   uint64_t cycles = 0;        // last cycle its harts or its streams were busy
   CoreRunResult harts;        // the harts' result (Done) or snapshot (other stops)
   CopCounters cop;            // the coprocessor's unit activity this epoch (the performance report)
-  CoreTimeline timeline;      // ChipRunOptions::recordTimeline only
+  CoreTimeline timeline;      // ChipRunOptions::recordTimeline (events) or recordTrace (busy spans) only
 };
 
 struct ChipRunResult {
@@ -87,6 +89,7 @@ struct ChipRunResult {
   StreamCounters streams;
   std::string message;           // summary; for hangs and limits every waiting stream and thread
   std::vector<EthLinkCounters> ethLinks;  // per ethernet channel, its sending side (empty: no ethernet)
+  std::vector<TransferSpan> transfers;     // ChipRunOptions::recordTrace only
   bool ok() const;               // Done and every exit code 0
 };
 

@@ -24,9 +24,9 @@ void pod(WireReader& r, T& v) {
 // one of them must be added here too (the sizes catch it at compile time).
 static_assert(sizeof(HartReport) == 80, "HartReport changed: update writeHart/readHart (cluster_transport.cpp)");
 static_assert(sizeof(CoreRunResult) == 360, "CoreRunResult changed: update writeCore/readCore (cluster_transport.cpp)");
-static_assert(sizeof(CoreEpochReport) == 624, "CoreEpochReport changed: update writeChipResult/readChipResult");
-static_assert(sizeof(ChipRunResult) == 296, "ChipRunResult changed: update writeChipResult/readChipResult");
-static_assert(sizeof(CoreTimeline) == 64, "CoreTimeline changed: update writeTimeline/readTimeline");
+static_assert(sizeof(CoreEpochReport) == 696, "CoreEpochReport changed: update writeChipResult/readChipResult");
+static_assert(sizeof(ChipRunResult) == 320, "ChipRunResult changed: update writeChipResult/readChipResult");
+static_assert(sizeof(CoreTimeline) == 136, "CoreTimeline changed: update writeTimeline/readTimeline");
 
 void writeHart(WireWriter& w, const HartReport& h) {
   pod(w, h.thread);
@@ -143,6 +143,10 @@ void writeTimeline(WireWriter& w, const CoreTimeline& t) {
   w.u64(t.firstUnpack.value_or(0));
   writeTimelineEvents(w, t.outputPushes);
   writeTimelineEvents(w, t.input0Pops);
+  for (const std::vector<UnitSpan>& spans : t.busy) {
+    w.u64(spans.size());
+    for (const UnitSpan& s : spans) pod(w, s);
+  }
 }
 
 CoreTimeline readTimeline(WireReader& in) {
@@ -152,6 +156,10 @@ CoreTimeline readTimeline(WireReader& in) {
   if (hasFirst) t.firstUnpack = first;
   t.outputPushes = readTimelineEvents(in);
   t.input0Pops = readTimelineEvents(in);
+  for (std::vector<UnitSpan>& spans : t.busy) {
+    spans.resize(in.u64());
+    for (UnitSpan& s : spans) pod(in, s);
+  }
   return t;
 }
 
@@ -183,6 +191,8 @@ void writeChipResult(WireWriter& w, const ChipRunResult& r) {
   w.str(r.message);
   w.u64(r.ethLinks.size());
   for (const EthLinkCounters& l : r.ethLinks) pod(w, l);
+  w.u64(r.transfers.size());
+  for (const TransferSpan& t : r.transfers) pod(w, t);
 }
 
 ChipRunResult readChipResult(WireReader& in) {
@@ -220,6 +230,8 @@ ChipRunResult readChipResult(WireReader& in) {
     pod(in, l);
     r.ethLinks.push_back(l);
   }
+  r.transfers.resize(in.u64());
+  for (TransferSpan& t : r.transfers) pod(in, t);
   return r;
 }
 

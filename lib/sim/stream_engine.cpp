@@ -540,6 +540,11 @@ bool StreamEngine::readerSlotWritten(DramCursor& cur) {
   return true;
 }
 
+void StreamEngine::recordTransfer(const Stream& s, TransferKind kind, uint64_t start, uint64_t end, uint64_t bytes) {
+  recorder_->note(CoreCoord{static_cast<int>(s.name.x), static_cast<int>(s.name.y)}, s.name.streamId, kind, start, end,
+                  bytes);
+}
+
 void StreamEngine::moveReaderPast(Stream& s, DramCursor& cur) {
   (void)s;
   ++cur.entry;
@@ -594,6 +599,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     ++s.tilesIn;
     ++counters_.dramReadTiles;
     counters_.dramReadBytes += r.msgSize;
+    noteTransfer(s, TransferKind::DramRead, t0, arrival, r.msgSize);
     touch(s, t0);
     if (!windowed && ++cur.tile == cur.tilesPerEntry) moveReaderPast(s, cur);
     moved = true;
@@ -655,6 +661,7 @@ bool StreamEngine::stepSend(Stream& s, uint64_t until) {
       ++d->tilesIn;
       ++counters_.nocTiles;
       counters_.nocBytes += r.msgSize;
+      noteTransfer(s, TransferKind::Noc, t0, arrival, r.msgSize);
       touch(*d, t0);
     }
     tileSent(s, r, t0 + ser, windowed);
@@ -719,6 +726,7 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
     tileSent(s, r, t0 + ser, windowed);
     ++counters_.dramWriteTiles;
     counters_.dramWriteBytes += r.msgSize;
+    noteTransfer(s, TransferKind::DramWrite, t0, t0 + std::max(ser, xfer) + nocLatencyCycles(model_.noc, hops), r.msgSize);
     touch(s, t0 + std::max(ser, xfer) + nocLatencyCycles(model_.noc, hops));
     moved = true;
   }

@@ -22,6 +22,7 @@
 #include "sim/dram.hpp"
 #include "sim/ethernet.hpp"
 #include "sim/noc.hpp"
+#include "sim/trace.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -151,6 +152,10 @@ public:
   std::vector<std::string> waitingReport() const;
 
   const StreamCounters& counters() const { return counters_; }
+  // Records every tile transfer from now on (on) or none (off; the
+  // default); either forgets what was recorded (loader --trace).
+  void recordTransfers(bool on) { recorder_ = on ? std::make_unique<TransferRecorder>() : nullptr; }
+  std::vector<TransferSpan> takeTransfers() { return recorder_ ? recorder_->take() : std::vector<TransferSpan>{}; }
   // Last cycle a transfer of a stream of this core started or arrived.
   uint64_t lastActivity(CoreCoord noc) const;
   uint64_t lastActivity() const { return lastActivity_; }
@@ -222,6 +227,11 @@ private:
   // a FIFO source frees the slot then.
   void tileSent(Stream& s, Ring& r, uint64_t departed, bool windowed);
   void touch(Stream& s, uint64_t time);
+  // A tile of stream `s` left at `start` and arrived at `end` (recordTransfers only).
+  void noteTransfer(const Stream& s, TransferKind kind, uint64_t start, uint64_t end, uint64_t bytes) {
+    if (recorder_) recordTransfer(s, kind, start, end, bytes);
+  }
+  void recordTransfer(const Stream& s, TransferKind kind, uint64_t start, uint64_t end, uint64_t bytes);
   void setFault(const Stream& s, const std::string& category, const std::string& what);
   DramCursor* cursorFor(Stream& s, const blob::StreamPhase& p);
   // The memory a location is in, the resource its transfers book (DRAM
@@ -274,6 +284,7 @@ private:
   std::vector<EthLinkCounters> ethLinks_;
   std::vector<EthPacket> outbox_;
   uint64_t ethSeq_ = 0;
+  std::unique_ptr<TransferRecorder> recorder_;  // recordTransfers(true) only
 };
 
 }  // namespace tessera::sim

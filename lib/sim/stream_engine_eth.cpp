@@ -248,6 +248,7 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
     link.busyCycles += ser;
     ++counters_.ethTiles;
     counters_.ethBytes += r.msgSize;
+    noteTransfer(s, TransferKind::Eth, t0, t0 + ser + eth_->params.latency, r.msgSize);
     tileSent(s, r, t0 + ser, windowed);
     touch(s, t0 + ser);
     moved = true;

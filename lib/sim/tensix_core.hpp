@@ -13,6 +13,7 @@
 #include "device/device_contract.h"
 #include "elf/elf.hpp"
 #include "sim/rv32.hpp"
+#include "sim/trace.hpp"
 
 #include <array>
 #include <cstdint>
@@ -114,6 +115,9 @@ struct CoreTimeline {
   std::optional<uint64_t> firstUnpack;      // the unpack thread's first UNPACK instruction
   std::vector<TimelineEvent> outputPushes;  // pack pushes to output operand 16
   std::vector<TimelineEvent> input0Pops;    // unpack pops of input operand 0
+  // Per thread (unpack, math, pack): its coprocessor instructions' busy
+  // spans (TensixCore::setRecordSpans; loader --trace, sim/trace.hpp).
+  std::array<std::vector<UnitSpan>, contract::kThreadCount> busy;
 };
 
 // ---------------------------------------------------------------------------
@@ -273,6 +277,8 @@ public:
   // clearing of the events; off by default: it costs memory per tile).
   void setRecordTimeline(bool on) { recordTimeline_ = on; }
   const CoreTimeline& timeline() const { return timeline_; }
+  // Records the units' busy spans into the timeline (loader --trace; off by default).
+  void setRecordSpans(bool on) { recordSpans_ = on; }
 
 private:
   class Mmio;
@@ -306,6 +312,7 @@ private:
 
   CoreConfig config_;
   bool recordTimeline_ = false;
+  bool recordSpans_ = false;
   CoreTimeline timeline_;
   std::vector<uint8_t> l1_;
   std::array<std::vector<uint8_t>, contract::kThreadCount> local_;

@@ -70,3 +70,11 @@ if fault_inject and os.path.isfile(fault_inject):
 import subprocess
 if shutil.which("unshare") and subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0:
     config.available_features.add("userns")
+# loader --report: a headless Chromium opens the HTML page (scripts/setup.sh
+# installs Debian's `chromium`). %chromium-dom FILE prints the page's DOM after
+# its script ran.
+_chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if _chromium:
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium-dom",
+        _chromium + " --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 --dump-dom"))

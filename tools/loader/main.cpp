@@ -43,7 +43,21 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
   app.add_option("--expected", opts.expectedDir,
                  "Compare op-fed queues with <dir>/<queue>.npy using the netlist's comparison-config")
       ->type_name("<dir>");
-  app.add_flag("--trace", opts.trace, "Print one line per executed epoch");
+  app.add_option_function<std::string>(
+         "--trace",
+         [&opts](const std::string& file) {
+           opts.trace = true;
+           opts.traceFile = file;
+         },
+         "Print one line per executed epoch; sim: with a file, also write every epoch run's unit busy spans, stream "
+         "transfers and epoch boundaries there as Chrome trace-event JSON (Perfetto, chrome://tracing; "
+         "schemas/trace.schema.json)")
+      ->expected(0, 1)
+      ->type_name("[<file.json>]");
+  app.add_option("--report", opts.reportFile,
+                 "sim: write a self-contained HTML page with each epoch's placement grid (utilisation, bottleneck), "
+                 "timeline and the perf-check table")
+      ->type_name("<file.html>");
   app.add_flag("--progress", opts.progress,
                "Print a progress line (executes, epochs on the chip, cycles, tiles moved) on stderr after each execute; on a "
                "terminal a line rewritten in place is shown anyway once a run lasts a second");
