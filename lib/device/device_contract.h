@@ -282,6 +282,17 @@ constexpr uint32_t kFormatMask = 0x1F;
 constexpr uint32_t kPackUntilize = 1u << 4;     // [4] write 32 rows row-major at argument + r * UntilizeStride, no header
 constexpr uint32_t kPackL1Accumulate = 1u << 10; // [10] add to the tile already at the address (l1_acc)
 
+// UNPACK and PACK: [14:12] the tile's shape in L1 (tile_dim). UNPACK reads
+// only the tile's values and zeros the rest of the 32x32 source register;
+// PACK stores only the top-left corner of the dest tile (untilize: its rows
+// and columns). docs/device-model.md "Tiny tiles".
+enum TileShapeCode : uint32_t {
+  kTile32x32 = 0, kTile16x32 = 1, kTile8x32 = 2, kTile4x32 = 3, kTile2x32 = 4, kTile1x32 = 5, kTile32x16 = 6,
+  kTileShapeCount
+};
+constexpr uint32_t kTileShapeShift = 12;
+constexpr uint32_t kTileShapeMask = 0x7;
+
 enum ConfigReg : uint32_t {
   kCfgMathFidelity = 0,   // FidelityCode, for matmul and eltwise multiply
   kCfgDestFormat = 1,     // DataFormatCode dest values are rounded to on write: Float16, Float16_b, Float32 or Int32

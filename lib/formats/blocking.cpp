@@ -1,6 +1,7 @@
 // Tilize/untilize between row-major tensor entries and per-core tile streams.
 #include "formats/blocking.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -22,12 +23,17 @@ template <class Node> Blocking blockingFrom(const Node& n) {
   b.ublockR = ublock.r;
   b.ublockC = ublock.c;
   b.order = n.order();
+  if (n.tileDim.present())
+    b.tile = TileShape{static_cast<uint32_t>(n.tileDim.value.r), static_cast<uint32_t>(n.tileDim.value.c)};
   return b;
 }
 
 void checkBlocking(const Blocking& b) {
   if (b.gridR < 1 || b.gridC < 1 || b.t < 1 || b.mblockR < 1 || b.mblockC < 1 || b.ublockR < 1 || b.ublockC < 1)
     throw std::invalid_argument("blocking: grid, t, mblock and ublock dimensions must all be positive");
+  if (!isSupportedTileShape(b.tile))
+    throw std::invalid_argument("blocking: tile shape " + std::to_string(b.tile.r) + "x" + std::to_string(b.tile.c) +
+                                " is not supported");
 }
 
 std::string shapeText(int64_t z, int64_t r, int64_t c) {
@@ -74,7 +80,7 @@ std::vector<TileCoord> coreTileOrder(const Blocking& b, int64_t coreR, int64_t c
 
 std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const Blocking& b, DataFormat df) {
   checkEntry(tensor, w, b, "tilize");
-  const size_t bytes = tileBytes(df);
+  const size_t bytes = tileBytes(df, b.tile);
   std::vector<std::vector<uint8_t>> cores;
   cores.reserve(static_cast<size_t>(b.gridR * b.gridC));
   std::array<float, kTileValues> tile{};
@@ -91,12 +97,12 @@ std::vector<std::vector<uint8_t>> tilize(const Tensor& tensor, int64_t w, const 
           const float* src = tensor.data.data() + tensor.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim);
           std::copy(src, src + kTileDim, tile.begin() + r * kTileDim);
         }
-        packTile(df, tile, std::span<uint8_t>(buf.data() + k * bytes, bytes));
+        packTile(df, b.tile, tile, std::span<uint8_t>(buf.data() + k * bytes, bytes));
         if (exactWords) // raw tiles hold their values row-major after the header
-          for (int64_t r = 0; r < kTileDim; ++r)
-            for (int64_t c = 0; c < kTileDim; ++c) {
+          for (int64_t r = 0; r < b.tile.r; ++r)
+            for (int64_t c = 0; c < b.tile.c; ++c) {
               const uint32_t word = tensor.rawBits[tensor.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim + c)];
-              uint8_t* at = buf.data() + k * bytes + kTileHeaderBytes + static_cast<size_t>(r * kTileDim + c) * 4;
+              uint8_t* at = buf.data() + k * bytes + kTileHeaderBytes + static_cast<size_t>(r * b.tile.c + c) * 4;
               for (int byte = 0; byte < 4; ++byte) at[byte] = static_cast<uint8_t>(word >> (8 * byte)); // little-endian
             }
       }
@@ -110,7 +116,7 @@ void untilize(const std::vector<std::vector<uint8_t>>& cores, const Blocking& b,
   if (static_cast<int64_t>(cores.size()) != b.gridR * b.gridC)
     throw std::invalid_argument("untilize: " + std::to_string(cores.size()) + " core buffers for a " +
                                 std::to_string(b.gridR) + "x" + std::to_string(b.gridC) + " grid");
-  const size_t bytes = tileBytes(df);
+  const size_t bytes = tileBytes(df, b.tile);
   const size_t need = static_cast<size_t>(b.tilesPerCore()) * bytes;
   std::array<float, kTileValues> tile{};
   for (int64_t cr = 0; cr < b.gridR; ++cr)
@@ -121,13 +127,28 @@ void untilize(const std::vector<std::vector<uint8_t>>& cores, const Blocking& b,
                                     std::to_string(buf.size()) + " bytes, needs " + std::to_string(need));
       const std::vector<TileCoord> order = coreTileOrder(b, cr, cc);
       for (size_t k = 0; k < order.size(); ++k) {
-        unpackTile(df, std::span<const uint8_t>(buf.data() + k * bytes, bytes), tile);
+        unpackTile(df, b.tile, std::span<const uint8_t>(buf.data() + k * bytes, bytes), tile);
         const TileCoord& tc = order[k];
         for (int64_t r = 0; r < kTileDim; ++r)
           std::copy(tile.begin() + r * kTileDim, tile.begin() + (r + 1) * kTileDim,
                     into.data.begin() + static_cast<std::ptrdiff_t>(into.index(w, tc.t, tc.rt * kTileDim + r, tc.ct * kTileDim)));
       }
     }
+}
+
+void maskToTileShape(Tensor& t, TileShape shape) {
+  if (shape.full()) return;
+  for (int64_t w = 0; w < t.w; ++w)
+    for (int64_t z = 0; z < t.z; ++z)
+      for (int64_t r = 0; r < t.r; ++r) {
+        float* row = t.data.data() + t.index(w, z, r, 0);
+        if (r % kTileDim >= shape.r) {
+          std::fill(row, row + t.c, 0.0f);
+          continue;
+        }
+        for (int64_t c = 0; c < t.c; ++c)
+          if (c % kTileDim >= shape.c) row[c] = 0.0f;
+      }
 }
 
 } // namespace tessera::formats

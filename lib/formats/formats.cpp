@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tessera::formats {
 namespace {
@@ -631,6 +632,117 @@ void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTi
   }
   const size_t width = valueBytes(df);
   for (size_t v = 0; v < kTileValues; ++v) rowMajor[order[v]] = decodeScalar(df, getLE(data + v * width, width));
+}
+
+// ---- tiny tiles ------------------------------------------------------------
+namespace {
+
+// Row-major (32x32 register view) index of each stored value of a tile shape.
+std::vector<uint16_t> tinyStorageOrder(DataFormat df, TileShape s) {
+  std::vector<uint16_t> order;
+  order.reserve(s.values());
+  if (isRawFormat(df)) {  // one row-major run, as for 32x32
+    for (uint32_t r = 0; r < s.r; ++r)
+      for (uint32_t c = 0; c < s.c; ++c) order.push_back(static_cast<uint16_t>(r * kTileDim + c));
+    return order;
+  }
+  const uint32_t faceR = std::min<uint32_t>(s.r, kFaceDim), faceC = std::min<uint32_t>(s.c, kFaceDim);
+  for (uint32_t fy = 0; fy < (s.r + kFaceDim - 1) / kFaceDim; ++fy)
+    for (uint32_t fx = 0; fx < (s.c + kFaceDim - 1) / kFaceDim; ++fx)
+      for (uint32_t r = 0; r < faceR; ++r)
+        for (uint32_t c = 0; c < faceC; ++c)
+          order.push_back(static_cast<uint16_t>((fy * kFaceDim + r) * kTileDim + fx * kFaceDim + c));
+  return order;
+}
+
+// Exponent section bytes: one per 16 values, a partial-face tile's padded to 16.
+size_t tinyExponentBytes(DataFormat df, TileShape s) {
+  if (!hasExponentSection(df)) return 0;
+  return s.r < kFaceDim ? kBfpBlock : s.values() / kBfpBlock;
+}
+
+size_t tinyDataBytes(DataFormat df, TileShape s) {
+  switch (df) {
+  case DataFormat::Bfp4: case DataFormat::Bfp4_b: return s.values() / 2;
+  case DataFormat::Bfp2: case DataFormat::Bfp2_b: return s.values() / 4;
+  default: return s.values() * valueBytes(df);
+  }
+}
+
+void checkShape(TileShape s, const char* what) {
+  if (!isSupportedTileShape(s))
+    throw std::invalid_argument(std::string(what) + ": tile shape " + std::to_string(s.r) + "x" + std::to_string(s.c) +
+                                " is not 32x32, 32x16 or 1/2/4/8/16x32");
+}
+
+} // namespace
+
+bool isSupportedTileShape(TileShape s) {
+  if (s.c == 32) return s.r == 1 || s.r == 2 || s.r == 4 || s.r == 8 || s.r == 16 || s.r == 32;
+  return s.c == 16 && s.r == 32;
+}
+
+size_t tileBytes(DataFormat df, TileShape s) {
+  if (s.full()) return tileBytes(df);
+  // The 16 padding bytes after the values are dropped when the 16-byte
+  // exponent section of a partial-face Bfp tile already aligns it (size_lib).
+  const bool partialBfp = s.r < kFaceDim && hasExponentSection(df);
+  return kTileHeaderBytes + tinyExponentBytes(df, s) + tinyDataBytes(df, s) + (partialBfp ? 0 : 16);
+}
+
+void packTile(DataFormat df, TileShape s, std::span<const float, kTileValues> rowMajor, std::span<uint8_t> out) {
+  if (s.full()) return packTile(df, rowMajor, out);
+  checkShape(s, "packTile");
+  const size_t total = tileBytes(df, s);
+  if (out.size() < total)
+    throw std::invalid_argument("packTile: buffer of " + std::to_string(out.size()) + " bytes, the tile needs " +
+                                std::to_string(total));
+  uint8_t* p = out.data();
+  std::memset(p, 0, total);
+  putLE(p, static_cast<uint32_t>(total / 16), 4);
+  uint8_t* exponents = p + kTileHeaderBytes;
+  uint8_t* data = exponents + tinyExponentBytes(df, s);
+  const std::vector<uint16_t> order = tinyStorageOrder(df, s);
+  if (isBfpFormat(df)) {
+    const BfpSpec spec = bfpSpec(df);
+    const unsigned bits = static_cast<unsigned>(spec.magBits + 1), perByte = 8u / bits;
+    std::array<float, kBfpBlock> block{};
+    for (size_t b = 0; b < order.size() / kBfpBlock; ++b) {
+      for (size_t i = 0; i < kBfpBlock; ++i) block[i] = rowMajor[order[b * kBfpBlock + i]];
+      const BfpBlock enc = encodeBfpBlock(spec, block.data(), kBfpBlock);
+      exponents[b] = enc.exponent;
+      for (size_t i = 0; i < kBfpBlock; ++i) {
+        const size_t v = b * kBfpBlock + i;
+        data[v / perByte] = static_cast<uint8_t>(data[v / perByte] | (enc.codes[i] << ((v % perByte) * bits)));
+      }
+    }
+    return;
+  }
+  const size_t width = valueBytes(df);
+  for (size_t v = 0; v < order.size(); ++v) putLE(data + v * width, encodeScalar(df, rowMajor[order[v]]), width);
+}
+
+void unpackTile(DataFormat df, TileShape s, std::span<const uint8_t> in, std::span<float, kTileValues> rowMajor) {
+  if (s.full()) return unpackTile(df, in, rowMajor);
+  checkShape(s, "unpackTile");
+  if (in.size() < tileBytes(df, s))
+    throw std::invalid_argument("unpackTile: buffer of " + std::to_string(in.size()) + " bytes, the tile needs " +
+                                std::to_string(tileBytes(df, s)));
+  std::fill(rowMajor.begin(), rowMajor.end(), 0.0f);
+  const uint8_t* exponents = in.data() + kTileHeaderBytes;
+  const uint8_t* data = exponents + tinyExponentBytes(df, s);
+  const std::vector<uint16_t> order = tinyStorageOrder(df, s);
+  if (isBfpFormat(df)) {
+    const BfpSpec spec = bfpSpec(df);
+    const unsigned bits = static_cast<unsigned>(spec.magBits + 1), perByte = 8u / bits;
+    for (size_t v = 0; v < order.size(); ++v) {
+      const unsigned code = (data[v / perByte] >> ((v % perByte) * bits)) & ((1u << bits) - 1);
+      rowMajor[order[v]] = decodeBfpValue(spec, exponents[v / kBfpBlock], static_cast<uint8_t>(code));
+    }
+    return;
+  }
+  const size_t width = valueBytes(df);
+  for (size_t v = 0; v < order.size(); ++v) rowMajor[order[v]] = decodeScalar(df, getLE(data + v * width, width));
 }
 
 } // namespace tessera::formats

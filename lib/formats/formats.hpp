@@ -52,4 +52,25 @@ size_t tileBytes(DataFormat df);
 void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::span<uint8_t> out);
 void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTileValues> rowMajor);
 
+// ---- tiles smaller than 32x32 (tile_dim; docs/data-formats.md "Tiny tiles") --
+// Rows x columns of a tile: 32x32, 32x16 or 1/2/4/8/16 x 32.
+struct TileShape {
+  uint32_t r = 32, c = 32;
+  bool full() const { return r == 32 && c == 32; }
+  size_t values() const { return size_t{r} * c; }
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+bool isSupportedTileShape(TileShape s);
+// BUDA's size_lib: values + exponent section + 32 bytes of header and padding;
+// a tile of fewer than 16 rows in a Bfp format keeps one 16-byte exponent
+// section and no padding. Equal to tileBytes(df) for 32x32.
+size_t tileBytes(DataFormat df, TileShape s);
+// As above with the tile's values in the top-left s.r x s.c corner of a
+// 32x32 row-major buffer (the register view): packTile stores only those, in
+// faces of min(r,16) x min(c,16) (face rows outer, face columns inner), one
+// Bfp exponent per 16 stored values; unpackTile writes them back and zeros
+// the rest of the 32x32 buffer.
+void packTile(DataFormat df, TileShape s, std::span<const float, kTileValues> rowMajor, std::span<uint8_t> out);
+void unpackTile(DataFormat df, TileShape s, std::span<const uint8_t> in, std::span<float, kTileValues> rowMajor);
+
 } // namespace tessera::formats

@@ -246,8 +246,6 @@ public:
   std::optional<KernelConfig> run() {
     const std::string& type = op_.type.value;
     fillCommon();
-    if (op_.tileDim.present() && op_.tileDim.value != Dim2{32, 32})
-      return unsupported(op_.tileDim.loc, "tile_dim " + dimText(op_.tileDim.value) + " (only 32x32 tiles)");
     if (op_.inputs.size() > 16)
       return unsupported(op_.inputsLoc, std::to_string(op_.inputs.size()) +
                                             " inputs: kernels have operands for at most 16 inputs");
@@ -281,10 +279,48 @@ public:
       return unsupported(op_.attributes.loc, "relu on a gradient op (the packer would apply it to the accumulated sum)");
     std::sort(result->operands.begin(), result->operands.end(),
               [](const OperandInfo& a, const OperandInfo& b) { return a.operand < b.operand; });
+    if (!tileShapes(*result)) return std::nullopt;
     return result;
   }
 
 private:
+  // tile_dim (docs/net2hlks.md "Tiny tiles"): each operand's tiles take the
+  // shape of the producer (inputs) or the op (the rest). The kernel families
+  // that walk tiles one by one through UNPACK and PACK support any shape;
+  // the others, and untilized outputs (the stream engine scatters whole
+  // 32x32 rows), only 32x32.
+  bool tileShapes(KernelConfig& k) {
+    const Dim2 full{32, 32};
+    const Dim2 opTile = op_.tileDim.present() ? op_.tileDim.value : full;
+    bool tiny = opTile != full;
+    for (OperandInfo& o : k.operands) {
+      o.tile = opTile;
+      if (o.role == OperandRole::Input) {
+        o.tile = full;
+        for (const Queue& q : nl_.queues)
+          if (q.name == o.source && q.tileDim.present()) o.tile = q.tileDim.value;
+        for (const Graph& g : nl_.graphs)
+          for (const Op& p : g.ops)
+            if (p.name == o.source && p.tileDim.present()) o.tile = p.tileDim.value;
+      }
+      tiny |= o.tile != full;
+    }
+    if (!tiny) return true;
+    const SourceLoc at = op_.tileDim.present() ? op_.tileDim.loc : op_.loc;
+    const bool family = k.family == Family::Unary || k.family == Family::Binary ||
+                        k.family == Family::Matmul || k.family == Family::Reduce;
+    if (!family) {
+      unsupported(at, std::string(familyName(k.family)) + " kernel with tiles other than 32x32 (tile_dim " +
+                          dimText(opTile) + " or an input's)");
+      return false;
+    }
+    if (op_.untilizeOutput.value && opTile != full) {
+      unsupported(op_.untilizeOutput.loc, "untilize_output with tile_dim " + dimText(opTile));
+      return false;
+    }
+    return true;
+  }
+
   std::nullopt_t unsupported(SourceLoc loc, const std::string& what) {
     diags_.error("hlk-unsupported-feature", loc.valid() ? loc : op_.loc,
                  opText(op_) + " (" + op_.type.value + "): " + what + " is not supported by net2hlks yet");

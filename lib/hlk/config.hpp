@@ -62,6 +62,7 @@ struct OperandInfo {
   std::optional<Layout> layout; // inputs and output: the tile order; kernel-internal buffers: none
   int64_t minTiles = 0;         // the capacity the kernel needs to make progress
   bool untilized = false;       // output written row-major (untilize_output)
+  Dim2 tile{32, 32};            // tile_dim of its tiles: inputs the producer's, the rest the op's
 };
 
 // Values common to every family.

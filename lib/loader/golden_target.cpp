@@ -1,5 +1,6 @@
 #include "loader/golden_target.hpp"
 
+#include "formats/blocking.hpp"
 #include "formats/formats.hpp"
 #include "golden/fused.hpp"
 #include "golden/ops.hpp"
@@ -256,6 +257,9 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
       // GoldenError messages already name the op.
       throw RuntimeError("golden-op", op.type.loc.valid() ? op.type.loc : op.loc, e.what());
     }
+    // The packer of an op with tile_dim smaller than 32x32 stores each tile's corner only.
+    if (op.tileDim.present())
+      formats::maskToTileShape(out, {static_cast<uint32_t>(op.tileDim.value.r), static_cast<uint32_t>(op.tileDim.value.c)});
     OpTypeProfile& prof = profile_[op.type.value];
     prof.calls += 1;
     prof.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,5 +1,6 @@
 #include "loader/host_io.hpp"
 
+#include "formats/blocking.hpp"
 #include "formats/formats.hpp"
 #include "netlist/shape.hpp"
 
@@ -53,6 +54,9 @@ Tensor HostIo::nextEntry(const netlist::Queue& q) {
     entry = host::generateEntry(s->second, shape->t, shape->r * formats::kTileDim, shape->c * formats::kTileDim, seed_,
                                 q.name, index);
   }
+  // A queue of tiles smaller than 32x32 holds only each tile's corner.
+  if (q.tileDim.present())
+    formats::maskToTileShape(entry, {static_cast<uint32_t>(q.tileDim.value.r), static_cast<uint32_t>(q.tileDim.value.c)});
   formats::quantize(q.df.value, entry); // the host converts to the queue's format on push
   pushed_[q.name] = index + 1;
   if (recordPushes_) pushLog_[q.name].push_back(entry);

@@ -362,7 +362,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     std::vector<sim::Cluster::MemoryRegion> regions;
     for (const auto& [q, io] : written) {
       const formats::Blocking b = formats::blockingOf(*q);
-      const uint64_t tiled = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(q->df.value);
+      const uint64_t tiled = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(q->df.value, b.tile);
       const uint64_t rows = static_cast<uint64_t>(b.t) * b.rowTiles() * b.colTiles() * formats::kTileValues *
                             netlist::untilizedDatumBytes(q->df.value);
       const uint64_t bytes = sim::kQueueHeaderBytes + static_cast<uint64_t>(q->entries.value) * std::max(tiled, rows);

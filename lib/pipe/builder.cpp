@@ -224,7 +224,8 @@ private:
             b.minSize = o.minTiles;
             if (i < op.inputBufMinSizeTiles.size()) b.minSize = std::max(b.minSize, op.inputBufMinSizeTiles[i]);
             b.granule = std::max<int64_t>(1, o.minTiles);
-            d.tileSize = tileBytes(o.df, false);
+            d.tileSize = tileBytes(o.df, false, o.tile);
+            if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
             d.tileClearGranularity = static_cast<uint32_t>(o.minTiles);
             d.overlayBlobSize = op.overlaySize.present() ? static_cast<uint32_t>(op.overlaySize.value) : 0;
             ins[i][core] = addBuf(std::move(b));
@@ -249,7 +250,8 @@ private:
                           gradientQueue->name + ": " + cellText(r, c);
               d.sizeTiles = static_cast<uint32_t>(outTiles);
               b.minSize = outTiles;
-              d.tileSize = tileBytes(o.df, false);
+              d.tileSize = tileBytes(o.df, false, o.tile);
+            if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
               d.scatterGatherNumTiles = static_cast<uint32_t>(outTiles);
               d.dramBufFlag = true;
               d.writeDramBufFlag = true;
@@ -266,7 +268,8 @@ private:
             d.comment = "Op " + op.name + ": " + coreText(pc) + ", kernel output buf";
             const int64_t bufMb = op.bufSizeMb.present() ? op.bufSizeMb.value : 1;
             d.sizeTiles = static_cast<uint32_t>(std::max(bufMb * mblockTiles, o.minTiles));
-            d.tileSize = tileBytes(o.df, untilize);
+            d.tileSize = tileBytes(o.df, untilize, o.tile);
+            if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));
             if (untilize) {
               d.untilizedOutput = true;
               d.untilizedOutputFullRDim = static_cast<uint32_t>(grid.r * op.mblock.value.r * op.ublock.value.r);
@@ -294,7 +297,8 @@ private:
             // BUDA's pipegen2 sends an intermediate's epoch_tiles to itself:
             // 0 leaves its phases uncalculated (docs/pipegen-yaml.md).
             d.epochTiles = d.scatterGatherNumTiles;
-            d.tileSize = tileBytes(o.df, false);
+            d.tileSize = tileBytes(o.df, false, o.tile);
+            if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
             d.ublockRt = static_cast<uint32_t>(op.ublock.value.r);
             d.ublockCt = static_cast<uint32_t>(op.ublock.value.c);
             d.mblockM = static_cast<uint32_t>(op.mblock.value.r);
@@ -371,7 +375,8 @@ private:
         d.core = CoreCoord{kDramCore, kDramCore};
         d.tilesPerInput = static_cast<uint32_t>(tiles);
         d.sizeTiles = static_cast<uint32_t>(tiles);
-        d.tileSize = tileBytes(q.df.value, false);
+        d.tileSize = tileBytes(q.df.value, false, tileOf(q.tileDim));
+        if (tileOf(q.tileDim) != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(q.df.value));
         d.dramIoFlagIsRemote = info.host;
         d.dramChan = static_cast<uint32_t>(info.channel);
         d.dramAddr = info.address;

@@ -3,6 +3,7 @@
 // epoch being built. Internal to lib/pipe.
 #pragma once
 #include "device/cluster.hpp"
+#include "formats/formats.hpp"
 #include "hlk/config.hpp"
 #include "netlist/model.hpp"
 #include "netlist/validator.hpp"
@@ -25,6 +26,15 @@ inline std::string coreText(const CoreCoord& rc) { return coreText(rc.r, rc.c); 
 // header, no Int8 exponent section).
 inline uint32_t tileBytes(netlist::DataFormat df, bool untilized) {
   return untilized ? netlist::untilizedDatumBytes(df) * 1024 : netlist::tileSizeBytes(df);
+}
+// With a tile_dim: a smaller tile has fewer bytes (formats::tileBytes).
+inline uint32_t tileBytes(netlist::DataFormat df, bool untilized, netlist::Dim2 tile) {
+  if (tile == netlist::Dim2{32, 32}) return tileBytes(df, untilized);
+  const formats::TileShape shape{static_cast<uint32_t>(tile.r), static_cast<uint32_t>(tile.c)};
+  return static_cast<uint32_t>(untilized ? netlist::untilizedDatumBytes(df) * shape.values() : formats::tileBytes(df, shape));
+}
+inline netlist::Dim2 tileOf(const netlist::Field<netlist::Dim2>& tileDim) {
+  return tileDim.present() ? tileDim.value : netlist::Dim2{32, 32};
 }
 
 // What the whole netlist shares across epochs.

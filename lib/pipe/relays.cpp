@@ -430,7 +430,7 @@ bool RelayChains::ethernetDatacopy(const Op& op, uint32_t src, std::vector<std::
   like.mdOpName = op.name;
   like.tilesPerInput = static_cast<uint32_t>(op.t.value * op.mblock.value.r * op.mblock.value.c * op.ublock.value.r *
                                              op.ublock.value.c);
-  like.tileSize = tileBytes(op.outDf.value, false);
+  like.tileSize = tileBytes(op.outDf.value, false, tileOf(op.tileDim));
   like.dataFormat = std::string(dataFormatName(op.outDf.value));
   like.ublockRt = static_cast<uint32_t>(op.ublock.value.r);
   like.ublockCt = static_cast<uint32_t>(op.ublock.value.c);

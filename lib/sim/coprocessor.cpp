@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace tessera::sim {
@@ -62,6 +63,20 @@ size_t rowMajorIndexOfStored(DataFormat df, size_t v) {
   if (netlist::isRawFormat(df)) return v;
   const size_t face = v / 256, inFace = v % 256;
   return ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
+}
+
+// The tile shape of an UNPACK or PACK ([14:12]); nullopt for an unknown code.
+std::optional<formats::TileShape> tileShapeOf(uint32_t fields) {
+  switch ((fields >> c::kTileShapeShift) & c::kTileShapeMask) {
+  case c::kTile32x32: return formats::TileShape{32, 32};
+  case c::kTile16x32: return formats::TileShape{16, 32};
+  case c::kTile8x32: return formats::TileShape{8, 32};
+  case c::kTile4x32: return formats::TileShape{4, 32};
+  case c::kTile2x32: return formats::TileShape{2, 32};
+  case c::kTile1x32: return formats::TileShape{1, 32};
+  case c::kTile32x16: return formats::TileShape{32, 16};
+  default: return std::nullopt;
+  }
 }
 
 uint32_t ceilDiv(uint64_t a, uint32_t b) { return static_cast<uint32_t>((a + b - 1) / (b ? b : 1)); }
@@ -317,12 +332,14 @@ Coprocessor::Outcome Coprocessor::execSetConfig(uint32_t fields, uint32_t value)
 
 // ---------------------------------------------------------------- UNPACK
 Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) {
-  if (fields & ~0x3FFu) return Outcome::fail(c::kCopIllegalInstruction);
+  if (fields & ~(0x3FFu | c::kTileShapeMask << c::kTileShapeShift)) return Outcome::fail(c::kCopIllegalInstruction);
   const uint32_t code = (fields >> c::kFormatShift) & c::kFormatMask;
   if (code >= c::kDataFormatCount) return Outcome::fail(c::kCopBadFormat);
   const auto df = static_cast<DataFormat>(code);
+  const std::optional<formats::TileShape> shape = tileShapeOf(fields);
+  if (!shape) return Outcome::fail(c::kCopIllegalInstruction);
   const bool zeros = fields & c::kUnpackZero;
-  const uint32_t bytes = netlist::tileSizeBytes(df);
+  const uint32_t bytes = shape->full() ? netlist::tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
   if (!zeros && !dataRangeOk(address, bytes)) return Outcome::fail(c::kCopBadAddress);
 
   const bool toB = fields & c::kUnpackToSrcB;
@@ -336,7 +353,7 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
   if (zeros) {
     tile.fill(0.0f);
   } else {
-    formats::unpackTile(df, l1_.subspan(address, bytes), std::span<float, kValues>(tile));
+    formats::unpackTile(df, *shape, l1_.subspan(address, bytes), std::span<float, kValues>(tile));
     if (fields & c::kUnpackTranspose) transpose(tile);
     broadcast(tile, (fields >> c::kUnpackBcastShift) & 3u);
   }
@@ -599,29 +616,31 @@ Coprocessor::Outcome Coprocessor::execTopk(uint32_t fields, uint32_t arg) {
 
 // ---------------------------------------------------------------- PACK
 Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
-  if (fields & ~0x7FFu) return Outcome::fail(c::kCopIllegalInstruction);
+  if (fields & ~(0x7FFu | c::kTileShapeMask << c::kTileShapeShift)) return Outcome::fail(c::kCopIllegalInstruction);
   const uint32_t code = (fields >> c::kFormatShift) & c::kFormatMask;
   if (code >= c::kDataFormatCount) return Outcome::fail(c::kCopBadFormat);
   const auto df = static_cast<DataFormat>(code);
+  const std::optional<formats::TileShape> shape = tileShapeOf(fields);
+  if (!shape) return Outcome::fail(c::kCopIllegalInstruction);
   const bool untilize = fields & c::kPackUntilize;
   const bool l1Accumulate = fields & c::kPackL1Accumulate;
   if (untilize && netlist::isBfpFormat(df)) return Outcome::fail(c::kCopBadFormat);
   const uint32_t d = fields & c::kFieldDestIndexMask;
   if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
 
-  const uint32_t tileBytes = netlist::tileSizeBytes(df);
-  const uint32_t rowBytes = static_cast<uint32_t>(kDim) * netlist::untilizedDatumBytes(df);
+  const uint32_t tileBytes = shape->full() ? netlist::tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
+  // Untilize writes the tile's rows (shape->r of shape->c values).
+  const uint32_t rowBytes = shape->c * netlist::untilizedDatumBytes(df);
   const uint32_t stride = config_[c::kCfgUntilizeStride];
   if (untilize) {
     if (stride < rowBytes) return Outcome::fail(c::kCopIllegalInstruction);  // rows would overlap
-    if (!dataRangeOk(address, uint64_t{stride} * (kDim - 1) + rowBytes)) return Outcome::fail(c::kCopBadAddress);
+    if (!dataRangeOk(address, uint64_t{stride} * (shape->r - 1) + rowBytes)) return Outcome::fail(c::kCopBadAddress);
   } else if (!dataRangeOk(address, tileBytes)) {
     return Outcome::fail(c::kCopBadAddress);
   }
 
   Tile values;
   readDest(d, values);
-  std::span<uint8_t> scratch(scratch_.data(), tileBytes);
   const size_t offset = valueOffset(df);
   const uint32_t width = netlist::untilizedDatumBytes(df);
 
@@ -629,14 +648,17 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
     Tile existing;
     if (untilize) {
       // Gather the rows into tile layout, then decode with lib/formats.
-      std::fill(scratch.begin(), scratch.end(), uint8_t{0});
+      // The scratch holds a 32x32 tile: outside the shape it stays zero.
+      std::span<uint8_t> full(scratch_.data(), netlist::tileSizeBytes(df));
+      std::fill(full.begin(), full.end(), uint8_t{0});
       for (size_t v = 0; v < kValues; ++v) {
         const size_t rm = rowMajorIndexOfStored(df, v);
-        std::memcpy(&scratch[offset + v * width], &l1_[address + (rm / kDim) * stride + (rm % kDim) * width], width);
+        if (rm / kDim >= shape->r || rm % kDim >= shape->c) continue;
+        std::memcpy(&full[offset + v * width], &l1_[address + (rm / kDim) * stride + (rm % kDim) * width], width);
       }
-      formats::unpackTile(df, scratch, std::span<float, kValues>(existing));
+      formats::unpackTile(df, full, std::span<float, kValues>(existing));
     } else {
-      formats::unpackTile(df, l1_.subspan(address, tileBytes), std::span<float, kValues>(existing));
+      formats::unpackTile(df, *shape, l1_.subspan(address, tileBytes), std::span<float, kValues>(existing));
     }
     for (size_t i = 0; i < kValues; ++i) values[i] = existing[i] + values[i];
   }
@@ -650,7 +672,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   // An Int32 dest packed as Int32 keeps every bit: lib/formats packs floats,
   // which hold integers exactly only up to 2^24, so the value words are
   // rewritten from the dest integers (relu applied to them the same way).
-  const bool exactInt = destIsInt() && df == DataFormat::Int32 && !l1Accumulate;
+  const bool exactInt = destIsInt() && df == DataFormat::Int32 && !l1Accumulate && shape->full();
   auto exactWords = [&](std::span<uint8_t> tile) {
     const int32_t* dest = &destI_[d * kValues];
     const float threshold = std::bit_cast<float>(config_[c::kCfgReluThreshold]);
@@ -666,16 +688,19 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   uint64_t bytesMoved = 0;
   uint32_t cycles = model_.packOverhead;
   if (untilize) {
-    formats::packTile(df, std::span<const float, kValues>(values), scratch);
-    if (exactInt) exactWords(scratch);
+    // Packed as a 32x32 tile, then only the shape's rows and columns copied out.
+    std::span<uint8_t> full(scratch_.data(), netlist::tileSizeBytes(df));
+    formats::packTile(df, std::span<const float, kValues>(values), full);
+    if (exactInt) exactWords(full);
     for (size_t v = 0; v < kValues; ++v) {
       const size_t rm = rowMajorIndexOfStored(df, v);
-      std::memcpy(&l1_[address + (rm / kDim) * stride + (rm % kDim) * width], &scratch[offset + v * width], width);
+      if (rm / kDim >= shape->r || rm % kDim >= shape->c) continue;
+      std::memcpy(&l1_[address + (rm / kDim) * stride + (rm % kDim) * width], &full[offset + v * width], width);
     }
-    bytesMoved = uint64_t{rowBytes} * kDim;
-    cycles += static_cast<uint32_t>(kDim) * model_.untilizeRowOverhead;
+    bytesMoved = uint64_t{rowBytes} * shape->r;
+    cycles += shape->r * model_.untilizeRowOverhead;
   } else {
-    formats::packTile(df, std::span<const float, kValues>(values), l1_.subspan(address, tileBytes));
+    formats::packTile(df, *shape, std::span<const float, kValues>(values), l1_.subspan(address, tileBytes));
     if (exactInt) exactWords(l1_.subspan(address, tileBytes));
     bytesMoved = tileBytes;
   }

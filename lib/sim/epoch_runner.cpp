@@ -230,7 +230,7 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
             " cores";
     return false;
   }
-  const uint64_t entryBytes = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(df);
+  const uint64_t entryBytes = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(df, b.tile);
   std::vector<std::vector<uint8_t>> cores;
   for (size_t i = 0; i < buffers.size(); ++i) {
     cores.push_back(readQueueEntry(dram, buffers[i], slot, entryBytes));

@@ -108,6 +108,33 @@ inline uint32_t element_bytes(uint32_t format) {
   }
 }
 
+// --- Tile shapes (tile_dim) ------------------------------------------------------
+// net2hlks defines TESSERA_OPERAND_TILE_SHAPES (one TileShapeCode per
+// operand) at the top of hlks.cpp when an operand's tiles are not 32x32;
+// UNPACK and PACK carry the operand's code. Without it every code is 0
+// (32x32) and the field folds away.
+#if defined(TESSERA_OPERAND_TILE_SHAPES)
+inline constexpr uint8_t kOperandTileShape[kOperandCount] = {TESSERA_OPERAND_TILE_SHAPES};
+inline uint32_t tile_shape_fields(int operand) {
+  return (static_cast<uint32_t>(kOperandTileShape[operand]) & kTileShapeMask) << kTileShapeShift;
+}
+inline uint32_t tile_rows(int operand) {
+  switch (kOperandTileShape[operand]) {
+  case kTile16x32: return 16;
+  case kTile8x32: return 8;
+  case kTile4x32: return 4;
+  case kTile2x32: return 2;
+  case kTile1x32: return 1;
+  default: return 32;
+  }
+}
+inline uint32_t tile_cols(int operand) { return kOperandTileShape[operand] == kTile32x16 ? 16u : 32u; }
+#else
+inline uint32_t tile_shape_fields(int) { return 0; }
+inline uint32_t tile_rows(int) { return 32; }
+inline uint32_t tile_cols(int) { return 32; }
+#endif
+
 // --- Per-thread state (in .bss of the thread's local memory) -----------------
 // Unpack: read pointer (slot of the oldest unpopped tile) of every operand.
 struct UnpackState {

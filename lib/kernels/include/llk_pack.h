@@ -31,15 +31,16 @@ inline void pack_release_dst() {
   g_dest.half ^= 1u;
 }
 
-inline uint32_t pack_fields(int dst, const OperandEntry& e) {
-  return (dest_index(dst) & kFieldDestIndexMask) | ((e.dataFormat & kFormatMask) << kFormatShift);
+inline uint32_t pack_fields(int dst, int operand, const OperandEntry& e) {
+  return (dest_index(dst) & kFieldDestIndexMask) | ((e.dataFormat & kFormatMask) << kFormatShift) |
+         tile_shape_fields(operand);
 }
 
 // PACK dest[dst] into slot `slot` counted from the write pointer.
 inline void pack_tile_at(int dst, int operand, uint32_t slot, bool l1Accumulate) {
   const OperandEntry& e = operand_entry(operand);
   uint32_t address = slot_address(e, wrap_slot(g_pack.writeSlot[operand] + slot, e.capacityTiles));
-  issue(kOpPack, pack_fields(dst, e) | (l1Accumulate ? kPackL1Accumulate : 0u), address);
+  issue(kOpPack, pack_fields(dst, operand, e) | (l1Accumulate ? kPackL1Accumulate : 0u), address);
 }
 
 // PACK dest[dst] into the next implicit slot (write pointer + tiles packed
@@ -63,9 +64,9 @@ inline void pack_tile_untilized(int dst, int operand, uint32_t tileRow, uint32_t
     set_config(kCfgUntilizeStride, stride);
     g_pack.untilizeStride = stride;
   }
-  uint32_t address = slot_address(e, g_pack.writeSlot[operand]) + tileRow * 32u * stride +
-                     tileCol * 32u * element_bytes(e.dataFormat);
-  issue(kOpPack, pack_fields(dst, e) | kPackUntilize, address);
+  uint32_t address = slot_address(e, g_pack.writeSlot[operand]) + tileRow * tile_rows(operand) * stride +
+                     tileCol * tile_cols(operand) * element_bytes(e.dataFormat);
+  issue(kOpPack, pack_fields(dst, operand, e) | kPackUntilize, address);
 }
 
 } // namespace llk

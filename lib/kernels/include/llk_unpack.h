@@ -30,7 +30,8 @@ inline uint32_t unpack_tile_address(int operand, int tile) {
 // `fields` adds transpose / broadcast bits.
 inline void unpack_tile(int operand, int tile, bool toSrcB, uint32_t fields) {
   const OperandEntry& e = operand_entry(operand);
-  uint32_t f = fields | (toSrcB ? kUnpackToSrcB : 0u) | ((e.dataFormat & kFormatMask) << kFormatShift);
+  uint32_t f = fields | (toSrcB ? kUnpackToSrcB : 0u) | ((e.dataFormat & kFormatMask) << kFormatShift) |
+               tile_shape_fields(operand);
   issue(kOpUnpack, f, unpack_tile_address(operand, tile));
 }
 
