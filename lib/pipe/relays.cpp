@@ -116,7 +116,8 @@ int64_t RelayChains::granuleOf(uint32_t h) const {
 // operands of one core, two cores or ops one of which waits on the other)
 // would each wait for tiles queued behind the other's.
 std::string RelayChains::readerKey(const Op& op, int input, const std::string& queue) {
-  return queue.empty() ? op.name + "/" + std::to_string(input) : "queue/" + queue;
+  // Distinct first characters: no op name collides with a queue name.
+  return queue.empty() ? "o" + std::to_string(input) + ":" + op.name : "q:" + queue;
 }
 
 // The replica on `chip` of buffer `src` (on another chip) for one reader:
