@@ -247,7 +247,7 @@ TEST_CASE("phase loops: the decoder checks loop records", "[blob][loops]") {
       {kLpBodyItems, 3, at + ": stream[0] (id 8).phase[2]: loop record: the loop repeats 3 items but only 2 come before it"},
       {kLpBodyItems, 0, at + ": stream[0] (id 8).phase[2]: loop record: a loop needs at least one copy and one body item (count 499, body 0)"},
       {kLpCount, 0, at + ": stream[0] (id 8).phase[2]: loop record: a loop needs at least one copy and one body item (count 0, body 2)"},
-      {kLpCount, 0xFFFFFFFF, at + ": stream[0] (id 8).phase[2]: loop record: the stream expands to more than 1048576 phases"},
+      {kLpCount, 0xFFFFFFFF, at + ": stream[0] (id 8).phase[2]: loop record: the stream expands to more than 262144 phases"},
       {kPhFlags, kFlagLoop | kFlagDramInput, "offset 0x" + std::to_string(0) + ""},
       {kLpReserved, 1, ""},
   };
