@@ -360,6 +360,10 @@ std::vector<uint32_t> compressChunkList(const std::vector<uint32_t>& list) {
     i += (bestCount + 1) * bestLen;
   }
   if (out.size() >= n) return list;
+  // Keep the loops only if they give the list back (the search's safety net).
+  std::vector<uint32_t> back;
+  std::string error;
+  if (!expandChunkList(out.data(), out.size(), n, back, error) || back != list) return list;
   return out;
 }
 
