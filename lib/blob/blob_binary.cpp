@@ -183,14 +183,19 @@ struct Plan {
   std::vector<uint32_t> phaseChunkList;         // per phase record: index into chunkLists + 1, 0 for none
   std::vector<std::vector<uint32_t>> configs;   // config words (offsets 0)
   std::vector<const StreamPhase*> configPhase;  // a phase with that config (for its lists)
-  std::vector<const std::vector<uint32_t>*> chunkLists;
+  std::vector<std::vector<uint32_t>> chunkLists;  // the words stored per list
+  std::vector<bool> chunkCompressed;            // version 6: a length word, then a list with loop entries
   uint64_t phases = 0;                          // phases the blob stands for
   uint64_t phaseRecords = 0;
   uint64_t loopRecords = 0;
   uint64_t refs = 0;                            // src + dest entries of all configs
   uint64_t chunkWords = 0;                      // entries of all chunk lists
 
-  uint32_t version() const { return loopRecords ? kBlobVersionLoops : kBlobVersion; }
+  uint32_t version() const {
+    return loopRecords || std::find(chunkCompressed.begin(), chunkCompressed.end(), true) != chunkCompressed.end()
+               ? kBlobVersionLoops
+               : kBlobVersion;
+  }
   uint64_t sizeBytes() const {
     return 4 * (kHeaderWords + uint64_t{kStreamEntryWords} * streams.size() +
                 uint64_t{kPhaseRecordWords} * (phaseRecords + loopRecords) +
@@ -223,8 +228,17 @@ Plan makePlan(const CoreBlob& blob, bool loops) {
       if (!p.srcChunkOffsets.empty()) {
         auto [it, added] = listIndex.emplace(p.srcChunkOffsets, static_cast<uint32_t>(plan.chunkLists.size() + 1));
         if (added) {
-          plan.chunkLists.push_back(&p.srcChunkOffsets);
-          plan.chunkWords += p.srcChunkOffsets.size();
+          std::vector<uint32_t> words;
+          if (loops) words = compressChunkList(p.srcChunkOffsets);
+          const bool compressed = loops && words.size() < p.srcChunkOffsets.size();
+          if (compressed) {
+            words.insert(words.begin(), static_cast<uint32_t>(words.size()));
+          } else {
+            words = p.srcChunkOffsets;
+          }
+          plan.chunkWords += words.size();
+          plan.chunkCompressed.push_back(compressed);
+          plan.chunkLists.push_back(std::move(words));
         }
         list = it->second;
       }
@@ -295,10 +309,10 @@ std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
   w[kHdrConfigCount] = static_cast<uint32_t>(plan.configs.size());
   w[kHdrConfigTableOffset] = plan.configs.empty() ? 0 : configOffset;
   std::vector<uint32_t> listOffsets;  // byte offset of each chunk list, after the stream refs
-  for (uint32_t next = refsOffset + 4 * static_cast<uint32_t>(plan.refs); const auto* list : plan.chunkLists) {
+  for (uint32_t next = refsOffset + 4 * static_cast<uint32_t>(plan.refs); const auto& list : plan.chunkLists) {
     listOffsets.push_back(next);
-    std::copy(list->begin(), list->end(), w.begin() + next / 4);
-    next += 4 * static_cast<uint32_t>(list->size());
+    std::copy(list.begin(), list.end(), w.begin() + next / 4);
+    next += 4 * static_cast<uint32_t>(list.size());
   }
 
   uint32_t nextPhase = phasesOffset;  // byte offset of the next phase record
@@ -332,7 +346,7 @@ std::vector<uint32_t> encodeFromPlan(const CoreBlob& blob, const Plan& plan) {
       r[kPhSrcTileOffset] = p.srcTileOffset;
       r[kPhSrcFreedTiles] = p.srcFreedTiles;
       if (uint32_t list = plan.phaseChunkList[phaseIndex]) {
-        r[kPhChunkTiles] = p.srcChunkTiles;
+        r[kPhChunkTiles] = p.srcChunkTiles | (plan.chunkCompressed[list - 1] ? kChunkLoopFlag : 0);
         r[kPhChunkList] = listOffsets[list - 1];
       }
       r[kPhConfig] = plan.phaseConfig[phaseIndex++];
@@ -409,14 +423,19 @@ private:
   uint32_t version_ = 0;
   uint64_t decodedPhases_ = 0;  // phases of all streams so far, loops expanded
   std::vector<bool> used_;  // per word of the blob
-  std::map<uint32_t, uint32_t> chunkLists_;  // offset -> entries of the chunk lists claimed (phases share them)
+  std::map<uint32_t, std::pair<uint32_t, bool>> chunkLists_;  // offset -> entries (and loops?) of the lists claimed (phases share them)
   uint64_t decodedEntries_ = 0;  // src/dest and chunk entries copied into phases so far
 };
 
 bool Decoder::readChunkList(uint64_t r, const std::string& pname, StreamPhase& p) {
-  const uint32_t tiles = word(r + kPhChunkTiles * 4), offset = word(r + kPhChunkList * 4);
+  uint32_t tiles = word(r + kPhChunkTiles * 4);
+  const uint32_t offset = word(r + kPhChunkList * 4);
+  // Version 6: bit 31 of the chunk size marks a list with loop entries
+  // (a length word first).
+  const bool compressed = version_ == kBlobVersionLoops && (tiles & kChunkLoopFlag);
+  tiles &= compressed ? ~kChunkLoopFlag : ~0u;
   if (tiles == 0) {
-    if (offset != 0)
+    if (offset != 0 || compressed)
       return fail(r + kPhChunkList * 4, pname + ".chunk_list",
                   "no chunk size but offset " + hex32(offset) + " (expected 0)");
     return true;
@@ -430,16 +449,32 @@ bool Decoder::readChunkList(uint64_t r, const std::string& pname, StreamPhase& p
   if (decodedEntries_ > kMaxDecodedRefs)
     return fail(r + kPhChunkList * 4, pname + ".chunk_list",
                 "the phases' lists add up to more than " + std::to_string(kMaxDecodedRefs) + " entries");
+  uint32_t stored = count;  // words of the list after its length word, if any
+  if (compressed) {
+    if (offset % 4 != 0 || offset < kHeaderWords * 4 || uint64_t{offset} + 4 > total_)
+      return claim(r + kPhChunkList * 4, pname + " chunk list", offset, 1);
+    stored = word(offset);
+  }
+  const uint64_t words = uint64_t{stored} + (compressed ? 1 : 0);
   auto it = chunkLists_.find(offset);
   if (it == chunkLists_.end()) {
-    if (!claim(r + kPhChunkList * 4, pname + " chunk list", offset, count)) return false;
-    chunkLists_.emplace(offset, count);
-  } else if (it->second != count) {
+    if (!claim(r + kPhChunkList * 4, pname + " chunk list", offset, words)) return false;
+    chunkLists_.emplace(offset, std::pair{count, compressed});
+  } else if (it->second != std::pair{count, compressed}) {
     return fail(r + kPhChunkList * 4, pname + ".chunk_list",
                 "the list at offset " + hex32(offset) + " is shared with a phase that reads " +
-                    std::to_string(it->second) + " entries, this one " + std::to_string(count));
+                    std::to_string(it->second.first) + " entries" + (it->second.second ? " (with loops)" : "") +
+                    ", this one " + std::to_string(count) + (compressed ? " (with loops)" : ""));
   }
   p.srcChunkTiles = tiles;
+  if (compressed) {
+    std::vector<uint32_t> raw(stored);
+    for (uint32_t j = 0; j < stored; ++j) raw[j] = word(uint64_t{offset} + 4 + uint64_t{j} * 4);
+    std::string why;
+    if (!expandChunkList(raw.data(), raw.size(), count, p.srcChunkOffsets, why))
+      return fail(uint64_t{offset}, pname + " chunk list", why);
+    return true;
+  }
   p.srcChunkOffsets.resize(count);
   for (uint32_t j = 0; j < count; ++j) p.srcChunkOffsets[j] = word(uint64_t{offset} + uint64_t{j} * 4);
   return true;

@@ -113,7 +113,7 @@ constexpr uint32_t kLpCount = 0, kLpBodyItems = 1, kLpIdDeltaLo = 3, kLpIdDeltaH
                    kLpFreedDelta = 6, kLpChunkDelta = 7, kLpReserved = 8;
 // Past this many phases in all (loops expanded) the decoder rejects a
 // blob (bounds the memory a hostile blob can make it use).
-constexpr uint64_t kMaxDecodedPhases = 1u << 20;
+constexpr uint64_t kMaxDecodedPhases = 1u << 18;  // 7x the largest corpus core (37,855 phases)
 // Decoding gives every phase its own copy of its config's src/dest lists
 // and of its chunk list; past this many entries in all the blob is rejected
 // (bounds the memory a hostile blob can make the decoder use).

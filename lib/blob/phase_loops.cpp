@@ -321,4 +321,89 @@ std::vector<PhaseRecordRef> compressPhases(const std::vector<StreamPhase>& phase
   return records;
 }
 
+std::vector<uint32_t> compressChunkList(const std::vector<uint32_t>& list) {
+  std::vector<uint32_t> out;
+  const size_t n = list.size();
+  for (uint32_t v : list)
+    if (v & kChunkLoopFlag) return list;  // not a tile offset: keep it plain
+  size_t i = 0;
+  while (i < n) {
+    // The pattern [i, i + len) and how often it repeats with one increment.
+    size_t bestLen = 0;
+    uint64_t bestCount = 0, bestSaving = 0;
+    uint32_t bestInc = 0;
+    const size_t maxLen = std::min(kMaxBody * 4, (n - i) / 2);
+    for (size_t len = 1; len <= maxLen; ++len) {
+      const uint32_t inc = list[i + len] - list[i];
+      uint64_t count = 0;
+      for (size_t k = i + len; k + len <= n; k += len) {
+        bool same = true;
+        for (size_t j = 0; j < len && same; ++j) same = list[k + j] - list[k + j - len] == inc;
+        if (!same) break;
+        ++count;
+      }
+      const uint64_t saved = count * len;
+      if (count > 0 && saved > 3 && saved - 3 > bestSaving) {
+        bestSaving = saved - 3;
+        bestLen = len;
+        bestCount = count;
+        bestInc = inc;
+      }
+    }
+    if (bestLen == 0) {
+      out.push_back(list[i++]);
+      continue;
+    }
+    out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(i),
+               list.begin() + static_cast<std::ptrdiff_t>(i + bestLen));
+    out.insert(out.end(), {kChunkLoopFlag | static_cast<uint32_t>(bestLen), static_cast<uint32_t>(bestCount), bestInc});
+    i += (bestCount + 1) * bestLen;
+  }
+  if (out.size() >= n) return list;
+  // Keep the loops only if they give the list back (the search's safety net).
+  std::vector<uint32_t> back;
+  std::string error;
+  if (!expandChunkList(out.data(), out.size(), n, back, error) || back != list) return list;
+  return out;
+}
+
+bool expandChunkList(const uint32_t* words, size_t count, uint64_t expected, std::vector<uint32_t>& out,
+                     std::string& error) {
+  out.clear();
+  for (size_t w = 0; w < count; ++w) {
+    if (!(words[w] & kChunkLoopFlag)) {
+      if (out.size() + 1 > expected) {
+        error = "expands to more than " + std::to_string(expected) + " entries";
+        return false;
+      }
+      out.push_back(words[w]);
+      continue;
+    }
+    if (w + 2 >= count) {
+      error = "entry " + std::to_string(w) + ": a loop entry needs two more words";
+      return false;
+    }
+    const uint64_t len = words[w] & ~kChunkLoopFlag, n = words[w + 1];
+    const uint32_t inc = words[w + 2];
+    if (len == 0 || len > out.size() || n == 0) {
+      error = "entry " + std::to_string(w) + ": a loop of " + std::to_string(n) + " copies of the last " +
+              std::to_string(len) + " entries (" + std::to_string(out.size()) + " so far)";
+      return false;
+    }
+    if (out.size() + len * n > expected) {
+      error = "expands to more than " + std::to_string(expected) + " entries";
+      return false;
+    }
+    const size_t begin = out.size() - len;
+    for (uint64_t i = 1; i <= n; ++i)
+      for (uint64_t j = 0; j < len; ++j) out.push_back(out[begin + j] + static_cast<uint32_t>(i) * inc);
+    w += 2;
+  }
+  if (out.size() != expected) {
+    error = "expands to " + std::to_string(out.size()) + " entries, not " + std::to_string(expected);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace tessera::blob

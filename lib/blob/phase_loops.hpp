@@ -61,4 +61,19 @@ bool expandPhaseRecords(const std::vector<PhaseRecordRef>& records, const std::v
                         uint64_t maxPhases, uint64_t maxCopiedEntries, std::vector<StreamPhase>& out,
                         uint64_t& copiedEntries, std::string& error, size_t& badRecord);
 
+// Chunk list loops (version 6): a compressed chunk list is its entries, where
+// a word with bit 31 set starts a loop entry of three words: 0x80000000 |
+// pattern length P, count N, increment D; it appends N copies of the last P
+// entries so far, copy i adding i x D (mod 2^32). Tile offsets stay below
+// 2^31, so bit 31 tells the two apart (as in BUDA's dram_scatter_offsets
+// loops). Returns the compressed words, or the list itself when loops do
+// not make it shorter.
+constexpr uint32_t kChunkLoopFlag = 0x80000000u;
+std::vector<uint32_t> compressChunkList(const std::vector<uint32_t>& list);
+
+// The entries of a compressed list; false with `error` when it is
+// malformed or does not expand to exactly `expected` entries.
+bool expandChunkList(const uint32_t* words, size_t count, uint64_t expected, std::vector<uint32_t>& out,
+                     std::string& error);
+
 }  // namespace tessera::blob

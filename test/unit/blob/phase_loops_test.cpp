@@ -180,14 +180,16 @@ TEST_CASE("phase loops: sizes by hand and the round trip through the binary", "[
   CHECK(flat.bytes == 65464);
   CHECK(flat.version == 5);
   // Version 6: 12 + 3 + (2 phase + 1 loop records) x 9 + 30 + 1 + the
-  // lists of phases 0 and 319 (2 x 42) = 157 words = 628 bytes.
+  // lists of phases 0 and 319, each with a loop: a length word, the
+  // pattern [k], a loop entry (3 words: 41 copies, increment 0) = 2 x 5:
+  // 83 words = 332 bytes.
   const EncodedBlob e = encodeCoreBlobWithin(b, contract::kOverlayBlobSize);
-  CHECK(e.info.bytes == 628);
+  CHECK(e.info.bytes == 332);
   CHECK(e.info.version == 6);
   CHECK(e.info.records == 2);
   CHECK(e.info.loops == 1);
   CHECK(e.info.phases == 320);
-  REQUIRE(e.words.size() == 157);
+  REQUIRE(e.words.size() == 83);
   CHECK(e.words[kHdrVersion] == 6);
   // The loop record: after the header, the stream table and phase 0's record.
   const uint32_t loop = kHeaderWords + kStreamEntryWords + kPhaseRecordWords;
@@ -247,7 +249,7 @@ TEST_CASE("phase loops: the decoder checks loop records", "[blob][loops]") {
       {kLpBodyItems, 3, at + ": stream[0] (id 8).phase[2]: loop record: the loop repeats 3 items but only 2 come before it"},
       {kLpBodyItems, 0, at + ": stream[0] (id 8).phase[2]: loop record: a loop needs at least one copy and one body item (count 499, body 0)"},
       {kLpCount, 0, at + ": stream[0] (id 8).phase[2]: loop record: a loop needs at least one copy and one body item (count 0, body 2)"},
-      {kLpCount, 0xFFFFFFFF, at + ": stream[0] (id 8).phase[2]: loop record: the stream expands to more than 1048576 phases"},
+      {kLpCount, 0xFFFFFFFF, at + ": stream[0] (id 8).phase[2]: loop record: the stream expands to more than 262144 phases"},
       {kPhFlags, kFlagLoop | kFlagDramInput, "offset 0x" + std::to_string(0) + ""},
       {kLpReserved, 1, ""},
   };
@@ -268,4 +270,38 @@ TEST_CASE("phase loops: the decoder checks loop records", "[blob][loops]") {
   std::string error;
   CHECK(!decodeCoreBlob(wordsToBytes(w), error));
   CHECK(error.find("unknown flag bits 0x80000000") != std::string::npos);
+}
+
+TEST_CASE("chunk list loops: a strided read is a pattern and a loop entry", "[blob][loops]") {
+  // A DRAM reader's 2-tile chunks interleaving two 20-tile halves, 90 times
+  // 40 tiles further (a template matmul's operand): [0, 20, 2, 22, ...,
+  // 18, 38, 40, 60, ...]: the 20-entry pattern, then 0x80000000 | 20, 89
+  // copies, increment 40.
+  std::vector<uint32_t> list;
+  for (uint32_t b = 0; b < 90; ++b)
+    for (uint32_t k = 0; k < 10; ++k) list.insert(list.end(), {40 * b + 2 * k, 40 * b + 20 + 2 * k});
+  const std::vector<uint32_t> c = compressChunkList(list);
+  REQUIRE(c.size() == 23);
+  CHECK(std::vector<uint32_t>(c.begin(), c.begin() + 20) == std::vector<uint32_t>(list.begin(), list.begin() + 20));
+  CHECK(c[20] == (kChunkLoopFlag | 20));
+  CHECK(c[21] == 89);
+  CHECK(c[22] == 40);
+  std::vector<uint32_t> back;
+  std::string error;
+  REQUIRE(expandChunkList(c.data(), c.size(), list.size(), back, error));
+  CHECK(back == list);
+  // Malformed: a loop longer than what precedes it, a truncated entry, the
+  // wrong total.
+  const std::vector<uint32_t> bad1 = {5, kChunkLoopFlag | 2, 3, 1};
+  CHECK(!expandChunkList(bad1.data(), bad1.size(), 7, back, error));
+  CHECK(error == "entry 1: a loop of 3 copies of the last 2 entries (1 so far)");
+  const std::vector<uint32_t> bad2 = {5, kChunkLoopFlag | 1, 3};
+  CHECK(!expandChunkList(bad2.data(), bad2.size(), 4, back, error));
+  CHECK(error == "entry 1: a loop entry needs two more words");
+  const std::vector<uint32_t> bad3 = {5, kChunkLoopFlag | 1, 3, 1};
+  CHECK(!expandChunkList(bad3.data(), bad3.size(), 5, back, error));
+  CHECK(error == "expands to 4 entries, not 5");
+  // Nothing repeats: the list as it is.
+  const std::vector<uint32_t> plain = {3, 1, 4, 1, 5, 9, 2, 6};
+  CHECK(compressChunkList(plain) == plain);
 }
