@@ -317,3 +317,52 @@ TEST_CASE("time-multiplexed multicasts: only independent consumers, only as many
     CHECK(plain[0]->outputList[0].size() == 2);
   }
 }
+
+TEST_CASE("BUDA's pipegen2 conventions: intermediates, blocking per core, prolog cores", "[pipe][buda]") {
+  // matmul [1, 2] at grid_loc [2, 3], ublock [2, 2], mblock [1, 1], m_k 2:
+  // partial sums (operand 24) of one mblock = 4 tiles carry epoch_tiles 4
+  // and m_k 2 like the packer. w (a ram read as a prologue, grid [1, 2])
+  // cell c is read by core column c alone: its prolog buffer names core
+  // [2, 3 + c]. a (streamed, only read) has no blocking; out (written by
+  // mm) has mm's ublock/mblock and m_k.
+  const std::string text =
+      "devices:\n  arch: grayskull\nqueues:\n"
+      "  a:   {type: queue, input: HOST, entries: 2, grid_size: [1, 1], t: 1, mblock: [1, 2], ublock: [2, 2], df: Float16_b, target_device: 0, loc: dram, dram: [[0, 0x10000000]]}\n"
+      "  w:   {type: ram, input: HOST, entries: 1, grid_size: [1, 2], t: 1, mblock: [2, 1], ublock: [2, 2], df: Float16_b, target_device: 0, loc: dram, dram: [[1, 0x10000000], [2, 0x10000000]]}\n"
+      "  out: {type: queue, input: mm, entries: 2, grid_size: [1, 2], t: 1, mblock: [1, 1], ublock: [2, 2], df: Float16_b, target_device: 0, loc: dram, dram: [[3, 0x10000000], [4, 0x10000000]]}\n"
+      "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
+      "    mm: {type: matmul, grid_loc: [2, 3], grid_size: [1, 2], inputs: [a, w], in_df: [Float16_b, Float16_b], acc_df: Float16_b, "
+      "out_df: Float16_b, intermed_df: Float16_b, ublock_order: r, buf_size_mb: 2, math_fidelity: HiFi4, t: 1, mblock: [1, 1], "
+      "ublock: [2, 2], attributes: {m_k: 2, u_kt: 2}}\n"
+      "programs:\n  - run:\n    - var: {$p: 0}\n"
+      "    - execute: {graph_name: g, queue_settings: {a: {prologue: false, epilogue: false, zero: false, rd_ptr_local: $p, "
+      "rd_ptr_global: $p}, w: {prologue: true, epilogue: false, zero: false, rd_ptr_global: $p, wr_ptr_global: $p}}}\n"
+      "    - endprogram\n";
+  auto b = build(text);
+  REQUIRE(b->ok);
+  const PipegenYaml& y = b->comp.epochs.at(0).yaml;
+  const Buffer& sums = bufferOf(y, "Op mm: [r=2, c=4], kernel intermediate buf 0 (partial sums)");
+  CHECK(sums.epochTiles == 4);
+  CHECK(sums.scatterGatherNumTiles == 4);
+  CHECK(sums.mblockK == 2);
+  CHECK(bufferOf(y, "Op mm: [r=2, c=4], kernel output buf").mblockK == 2);
+  for (int c = 0; c < 2; ++c) {
+    const Buffer& w = bufferOf(y, "Queue w: r = 0, c = " + std::to_string(c) + ", prolog for op: mm");
+    CHECK(w.bufferType == BufferType::DramProlog);
+    CHECK(w.core.r == 2);
+    CHECK(w.core.c == static_cast<uint32_t>(3 + c));
+    CHECK(w.ublockRt == 0);
+    CHECK(w.mblockK == 0);
+    const Buffer& o = bufferOf(y, "Queue out: r = 0, c = " + std::to_string(c));
+    CHECK(o.core.r == 255); // streamed queue buffers stay off the grid
+    CHECK(o.ublockRt == 2);
+    CHECK(o.ublockCt == 2);
+    CHECK(o.mblockM == 1);
+    CHECK(o.mblockN == 1);
+    CHECK(o.mblockK == 2);
+  }
+  const Buffer& a = bufferOf(y, "Queue a: r = 0, c = 0");
+  CHECK(a.core.r == 255);
+  CHECK(a.ublockRt == 0);
+  CHECK(a.mblockN == 0);
+}
