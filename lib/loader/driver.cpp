@@ -532,6 +532,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     simTarget->setTransport(net);
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
     simTarget->recordTimeline = opts.perfCheck;
+    simTarget->chipThreads = opts.threads ? opts.threads : 1;  // only an explicit -j (docs/loader.md)
     if (!opts.perfReport.empty() || opts.profile || opts.perfCheck) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
         if (!opts.perfReport.empty() || opts.profile) perf.add(e.id, e.graph, r, static_cast<int>(device.workers.size()));
