@@ -548,6 +548,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     if (opts.trace) simTarget->trace = [&](const std::string& line) { out << "    " << line << "\n"; };
     simTarget->recordTimeline = checking;
     simTarget->recordTrace = tracing;
+    simTarget->chipThreads = opts.threads ? opts.threads : 1;  // only an explicit -j (docs/loader.md)
     if (!opts.perfReport.empty() || opts.profile || checking || tracing) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
         if (!opts.perfReport.empty() || opts.profile || tracing)

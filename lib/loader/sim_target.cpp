@@ -395,7 +395,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   run.options.epoch.epochId = epoch.id;
   run.options.epoch.inputCount = static_cast<uint32_t>(n);
   run.options.recordTimeline = recordTimeline;
-  run.options.threads = jobs_;  // the cores' slices side by side (same results whatever -j)
+  run.options.threads = std::max(1u, chipThreads);  // the cores' slices side by side (same results whatever -j)
   run.options.recordTrace = recordTrace;
   pushBinaries(graph, epoch, run.cores, static_cast<uint32_t>(n), where);
 

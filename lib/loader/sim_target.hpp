@@ -90,6 +90,10 @@ public:
   bool recordTimeline = false;
   // Record the units' busy spans and the streams' transfers (loader --trace, --report).
   bool recordTrace = false;
+  // Threads that run one chip's cores side by side (an explicit loader -j;
+  // default 1: a round is a fraction of a millisecond, and on a busy machine
+  // waiting for a descheduled thread every round costs more than it gains).
+  unsigned chipThreads = 1;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
   // Several chips: every launch that completed, with every chip's report.
