@@ -252,6 +252,37 @@ void setMathPushCount(TensixCore& core, uint32_t n) {
 
 } // namespace
 
+// A coprocessor with instruction FIFOs whose math instructions all end at
+// cycle 5000 (docs/device-model.md, "Instruction FIFO").
+struct QueuedCoprocessor : CoprocessorPort {
+  PortResult push(Thread, uint32_t, uint64_t) override { return PortResult::accepted(); }
+  uint32_t status(Thread) const override { return 0; }
+  uint64_t progress() const override { return 0; }
+  std::string waitReason(Thread) const override { return "nothing"; }
+  uint64_t doneAt(Thread t) const override { return t == kMath ? 5000 : 0; }
+};
+
+TEST_CASE("core: signals wait for the thread's queued instructions", "[core][cop][fifo]") {
+  sim_test::TempDir dir;
+  QueuedCoprocessor cop;
+  TensixCore core;
+  core.setCoprocessor(&cop);
+  load(core, kMath, sim_test::assemble(dir, "core_sem_math.s"));
+  load(core, kPack, sim_test::assemble(dir, "core_sem_pack.s"));
+  CoreRunResult r = core.run();
+  INFO(r.message);
+  REQUIRE(r.stop == CoreStop::Done);
+  CHECK(core.debugLog(kPack) == "00000000\n00000001\n00000002\n00000003\n");
+  // Math's posts take effect at 5000: pack's first wait resumes no earlier,
+  // and the rest of its loop is a few instructions.
+  CHECK(r.harts[kPack].cycles >= 5000);
+  CHECK(r.harts[kPack].cycles < 5000 + 200);
+  // Math's done store waits for its instructions; its posts did not (it
+  // ran on until its third PackMath wait, which pack's untimed posts answer).
+  CHECK(r.harts[kMath].cycles >= 5000);
+  CHECK(r.harts[kMath].cycles < 5000 + 200);
+}
+
 TEST_CASE("core: the coprocessor port stalls and charges cycles", "[core][cop]") {
   sim_test::TempDir dir;
   const std::vector<uint8_t> unpack = sim_test::assemble(dir, "core_cop_unpack.s");
