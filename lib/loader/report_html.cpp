@@ -189,7 +189,10 @@ std::string TraceLog::reportHtml(const std::string& netlist, const PerfReport& p
       for (int t = 0; t < 3; ++t, y += rowH) {
         h += "<rect class=\"bg\" x=\"0\" y=\"" + num(y, "%.0f") + "\" width=\"" + num(label + width, "%.0f") +
              "\" height=\"" + num(rowH, "%.0f") + "\" fill=\"" + (t == 1 ? "#f4f4f4" : "#fff") + "\"/>";
-        h += "<text x=\"2\" y=\"" + num(y + rowH - 2, "%.0f") + "\">" + esc(c->name) + " " + kUnitNames[t] + "</text>";
+        // Long op names are cut to fit the label column (the hover title has all).
+        std::string labelText = c->name.size() > 26 ? c->name.substr(0, 12) + "..." + c->name.substr(c->name.size() - 11) : c->name;
+        h += "<text x=\"2\" y=\"" + num(y + rowH - 2, "%.0f") + "\"><title>" + esc(c->name) + "</title>" + esc(labelText) +
+             " " + kUnitNames[t] + "</text>";
         // Spans closer than a pixel are drawn as one rectangle.
         double open = -1, close = -1;
         uint64_t busy = 0, from = 0, to = 0;
