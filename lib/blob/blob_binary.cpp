@@ -126,6 +126,9 @@ std::string checkEncodable(const CoreBlob& blob) {
             return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " +
                    (list == &p.src ? "src " : "dest ") + refName(r) +
                    " does not fit a stream reference (chip, y, x <= 255, stream id < 64)";
+      if (p.untilizeZDim > 0xFFFFFFu)  // its word's top bits hold the tile shape
+        return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": untilize_z_dim " +
+               std::to_string(p.untilizeZDim) + " does not fit 24 bits";
       if (std::string e = checkEthernetPhase(p, StreamName{blob.chip, blob.y, blob.x, s.name.streamId}); !e.empty())
         return "stream " + std::to_string(s.name.streamId) + " phase " + std::to_string(p.phaseId) + ": " + e;
     }
@@ -168,7 +171,10 @@ std::vector<uint32_t> configWords(const StreamPhase& p) {
   c[kCfUntilizeCDim] = p.untilizeCDim;
   c[kCfUntilizeFullRDim] = p.untilizeFullRDim;
   c[kCfUntilizeFullCDim] = p.untilizeFullCDim;
-  c[kCfUntilizeZDim] = p.untilizeZDim;
+  // Tiles smaller than 32x32 ride in the z word's top bits (zero for 32x32):
+  // [28:24] 32 - rows, [29] 1 for 16 columns.
+  c[kCfUntilizeZDim] = (p.untilizeZDim & 0xFFFFFFu) | ((32u - std::min(p.untilizeTileR, 32u)) & 31u) << 24 |
+                       (p.untilizeTileC == 16 ? 1u : 0u) << 29;
   return c;
 }
 
@@ -533,7 +539,9 @@ bool Decoder::readConfig(uint32_t index, uint64_t at, StreamPhase& p) {
   p.untilizeCDim = f(kCfUntilizeCDim);
   p.untilizeFullRDim = f(kCfUntilizeFullRDim);
   p.untilizeFullCDim = f(kCfUntilizeFullCDim);
-  p.untilizeZDim = f(kCfUntilizeZDim);
+  p.untilizeZDim = f(kCfUntilizeZDim) & 0xFFFFFFu;
+  p.untilizeTileR = 32u - ((f(kCfUntilizeZDim) >> 24) & 31u);
+  p.untilizeTileC = (f(kCfUntilizeZDim) >> 29) & 1u ? 16u : 32u;
   auto getList = [&](uint32_t countIdx, uint32_t offsetIdx, const char* name, std::vector<StreamName>& out) {
     uint32_t count = 0, offset = 0;
     const std::string lname = cname + "." + name;

@@ -219,6 +219,9 @@ struct StreamPhase {
   uint32_t untilizeFullRDim = 0;  // untilize_full_r_dim: the whole output tensor, rows in tiles
   uint32_t untilizeFullCDim = 0;  // untilize_full_c_dim: the whole output tensor, columns in tiles
   uint32_t untilizeZDim = 0;      // untilize_z_dim: t slices per entry
+  // untilize_tile_dim_r/c (Tessera addition, tile_dim): rows and columns of
+  // one tile of the untilized data; the dims above count such tiles.
+  uint32_t untilizeTileR = 32, untilizeTileC = 32;
   std::vector<ExtraField> extra;
 };
 

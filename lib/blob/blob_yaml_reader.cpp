@@ -462,6 +462,8 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     else if (k == "untilize_full_r_dim") ok = getU32(v, what, p.untilizeFullRDim) && ok;
     else if (k == "untilize_full_c_dim") ok = getU32(v, what, p.untilizeFullCDim) && ok;
     else if (k == "untilize_z_dim") ok = getU32(v, what, p.untilizeZDim) && ok;
+    else if (k == "untilize_tile_dim_r") ok = getU32(v, what, p.untilizeTileR) && ok;
+    else if (k == "untilize_tile_dim_c") ok = getU32(v, what, p.untilizeTileC) && ok;
     else if (k == "num_mcast_dests") {
       uint32_t n = 0;
       mcastLoc = locOf(v);
@@ -527,6 +529,16 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
                    ", untilize_full_c_dim " + std::to_string(p.untilizeFullCDim) + ", untilize_z_dim " +
                    std::to_string(p.untilizeZDim) +
                    ": all five must be set, and the full dims must be whole multiples of the core's block");
+      ok = false;
+    }
+  }
+  {
+    const uint32_t r = p.untilizeTileR, c = p.untilizeTileC;
+    const bool shape = c == 32 ? (r == 1 || r == 2 || r == 4 || r == 8 || r == 16 || r == 32) : (c == 16 && r == 32);
+    if (!shape) {
+      d_.error("blob-untilize", keyLoc,
+               element + ": untilize_tile_dim_r " + std::to_string(r) + ", untilize_tile_dim_c " + std::to_string(c) +
+                   " is not a tile shape (32x32, 32x16, or 1/2/4/8/16 rows of 32)");
       ok = false;
     }
   }

@@ -286,9 +286,8 @@ public:
 private:
   // tile_dim (docs/net2hlks.md "Tiny tiles"): each operand's tiles take the
   // shape of the producer (inputs) or the op (the rest). The kernel families
-  // that walk tiles one by one through UNPACK and PACK support any shape;
-  // the others, and untilized outputs (the stream engine scatters whole
-  // 32x32 rows), only 32x32.
+  // that walk tiles one by one through UNPACK and PACK support any shape
+  // (untilized outputs too); the others only 32x32.
   bool tileShapes(KernelConfig& k) {
     const Dim2 full{32, 32};
     const Dim2 opTile = op_.tileDim.present() ? op_.tileDim.value : full;
@@ -312,10 +311,6 @@ private:
     if (!family) {
       unsupported(at, std::string(familyName(k.family)) + " kernel with tiles other than 32x32 (tile_dim " +
                           dimText(opTile) + " or an input's)");
-      return false;
-    }
-    if (op_.untilizeOutput.value && opTile != full) {
-      unsupported(op_.untilizeOutput.loc, "untilize_output with tile_dim " + dimText(opTile));
       return false;
     }
     return true;

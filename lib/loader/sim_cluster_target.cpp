@@ -405,7 +405,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
       Tensor e(1, b.t, b.rowTiles() * formats::kTileDim, b.colTiles() * formats::kTileDim);
       std::string error;
       const bool rows = untilized.count(q->name) && bufs.size() == 1;
-      if (rows ? !sim::readUntilizedEntry(mem, bufs[0], i % entries, q->df.value, e, 0, error)
+      if (rows ? !sim::readUntilizedEntry(mem, bufs[0], i % entries, q->df.value, e, 0, error, b.tile)
                : !sim::readTensorEntry(mem, bufs, i % entries, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io->write(q->name, std::move(e));

@@ -444,7 +444,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
       std::string error;
       // An untilized queue (one cell, netlist rule untilize-output) holds the entry row-major.
       const bool rows = untilized.count(q->name) && bufs.size() == 1;
-      if (rows ? !sim::readUntilizedEntry(memOf(*q), bufs[0], i % entries, q->df.value, e, 0, error)
+      if (rows ? !sim::readUntilizedEntry(memOf(*q), bufs[0], i % entries, q->df.value, e, 0, error, b.tile)
                : !sim::readTensorEntry(memOf(*q), bufs, i % entries, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io.write(q->name, std::move(e));

@@ -277,6 +277,10 @@ private:
               d.untilizedOutputRDim = static_cast<uint32_t>(op.mblock.value.r * op.ublock.value.r);
               d.untilizedOutputCDim = static_cast<uint32_t>(op.mblock.value.c * op.ublock.value.c);
               d.untilizedOutputZDim = static_cast<uint32_t>(op.t.value);
+              if (o.tile != Dim2{32, 32}) {  // BUDA's fields; the stream engine places rows by them
+                d.extra.push_back({"untilized_output_tile_dim_r", std::to_string(o.tile.r), {}});
+                d.extra.push_back({"untilized_output_tile_dim_c", std::to_string(o.tile.c), {}});
+              }
             }
             b.packer = true;
             // An untilizing packer publishes stripes (hlk::Layout::untilizeStripeTiles).
@@ -669,6 +673,8 @@ private:
         d.untilizedOutputRDim = pd.untilizedOutputRDim;
         d.untilizedOutputCDim = pd.untilizedOutputCDim;
         d.untilizedOutputZDim = pd.untilizedOutputZDim;
+        for (const ExtraField& e : pd.extra)
+          if (e.key.rfind("untilized_output_tile_dim_", 0) == 0) d.extra.push_back(e);
       }
     }
     // A queue's input_tms apply on the way in: the cell's tiles are traced

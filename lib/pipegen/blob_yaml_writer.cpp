@@ -157,6 +157,10 @@ void writePhase(std::string& out, Fields& f, const blob::StreamPhase& ph) {
     appendNumber(f.add("untilize_full_c_dim"), ph.untilizeFullCDim);
     appendNumber(f.add("untilize_full_r_dim"), ph.untilizeFullRDim);
     appendNumber(f.add("untilize_r_dim"), ph.untilizeRDim);
+    if (ph.untilizeTileR != 32 || ph.untilizeTileC != 32) {  // tile_dim
+      appendNumber(f.add("untilize_tile_dim_c"), ph.untilizeTileC);
+      appendNumber(f.add("untilize_tile_dim_r"), ph.untilizeTileR);
+    }
     appendNumber(f.add("untilize_z_dim"), ph.untilizeZDim);
   }
   appendNumber(f.add("vc"), ph.vc);

@@ -18,6 +18,7 @@
 #include "netlist/enums.hpp"
 #include "pipegen/pipegen_yaml_reader.hpp"
 #include "support/text_format.hpp"
+#include "support/yaml.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -1370,6 +1371,13 @@ bool Builder::emitPhases(Generated& out) {
         ph.untilizeFullRDim = u->untilizedOutputFullRDim;
         ph.untilizeFullCDim = u->untilizedOutputFullCDim;
         ph.untilizeZDim = std::max<uint32_t>(1, u->untilizedOutputZDim);
+        // BUDA's untilized_output_tile_dim_r/c (tile_dim; absent: 32x32).
+        for (const pipe::ExtraField& e : u->extra) {
+          const auto v = parseUInt64(e.value);
+          if (!v || *v == 0 || *v > 32) continue;
+          if (e.key == "untilized_output_tile_dim_r") ph.untilizeTileR = static_cast<uint32_t>(*v);
+          if (e.key == "untilized_output_tile_dim_c") ph.untilizeTileC = static_cast<uint32_t>(*v);
+        }
       }
     }
     // DRAM buffers this stream touches, in first-use order.

@@ -246,15 +246,18 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
 
 
 bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
-                        formats::Tensor& into, int64_t w, std::string& error) {
+                        formats::Tensor& into, int64_t w, std::string& error, formats::TileShape shape) {
   constexpr size_t kDim = 32, kValues = formats::kTileValues;
   const uint32_t eb = netlist::untilizedDatumBytes(df);
   if (eb == 0 || into.r % 32 || into.c % 32) {
     error = "an untilized entry needs a non-block format and whole tiles";
     return false;
   }
-  const uint64_t rowBytes = static_cast<uint64_t>(into.c) * eb;
-  const uint64_t entryBytes = rowBytes * static_cast<uint64_t>(into.r * into.z);
+  // DRAM holds the tiles' rows and columns only (tile_dim): rowTiles x shape.r
+  // rows of colTiles x shape.c datums; `into` keeps the 32x32 register view.
+  const int64_t rows = into.r / 32 * shape.r, cols = into.c / 32 * shape.c;
+  const uint64_t rowBytes = static_cast<uint64_t>(cols) * eb;
+  const uint64_t entryBytes = rowBytes * static_cast<uint64_t>(rows * into.z);
   const std::vector<uint8_t> bytes = readQueueEntry(dram, buffer, slot, entryBytes);
   if (bytes.size() != entryBytes) {
     error = "slot " + std::to_string(slot) + " is outside the channel";
@@ -277,8 +280,12 @@ bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t
         for (size_t v = 0; v < kValues; ++v) {
           const size_t face = v / 256, inFace = v % 256;
           const size_t rm = netlist::isRawFormat(df) ? v : ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
-          const uint64_t at = (static_cast<uint64_t>(z * into.r) + tr * 32 + rm / kDim) * rowBytes +
-                              (static_cast<uint64_t>(tc) * 32 + rm % kDim) * eb;
+          if (rm / kDim >= shape.r || rm % kDim >= shape.c) {
+            std::memset(&tile[offset + v * eb], 0, eb);  // outside the tile: zero
+            continue;
+          }
+          const uint64_t at = (static_cast<uint64_t>(z * rows) + tr * shape.r + rm / kDim) * rowBytes +
+                              (static_cast<uint64_t>(tc) * shape.c + rm % kDim) * eb;
           std::memcpy(&tile[offset + v * eb], &bytes[at], eb);
         }
         formats::unpackTile(df, tile, std::span<float, kValues>(values.data(), kValues));

@@ -75,8 +75,10 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
 // An untilized output queue buffer (one cell, docs/device-model.md "Untilized
 // outputs"): slot `slot` holds `z` slices of `rows` x `cols` datums,
 // row-major, each datum with the bytes its tile would hold. Decoded into
-// entry `w` of `into` ([.., z, rows, cols]).
+// entry `w` of `into` ([.., z, rows, cols]). With a tile shape other than
+// 32x32 (tile_dim) the slot holds each tile's rows and columns only and
+// `into` gets them in the 32x32 register view (docs/data-formats.md).
 bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
-                        formats::Tensor& into, int64_t w, std::string& error);
+                        formats::Tensor& into, int64_t w, std::string& error, formats::TileShape shape = {});
 
 }  // namespace tessera::sim

@@ -52,7 +52,9 @@ bool writeOperandTableFromBlob(TensixCore& core, const blob::CoreBlob& b, std::s
       // An untilized output: the kernel packs each t slice of its block row-major,
       // a row being the block's untilize_c_dim tiles of 32 datums (msg = 1024 datums).
       e.flags = c::kOperandUntilized;
-      e.rowStrideBytes = p.untilizeCDim * 32u * (p.msgSize / 1024u);
+      // With tile_dim a msg is untilizeTileR x untilizeTileC datums.
+      const uint32_t tileValues = p.untilizeTileR * p.untilizeTileC;
+      e.rowStrideBytes = tileValues ? p.untilizeCDim * p.untilizeTileC * (p.msgSize / tileValues) : 0;
     }
     core.writeOperand(id - blob::kOperandStreamBase, e);
   }

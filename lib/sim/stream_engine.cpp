@@ -251,7 +251,9 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
         // The slot is the whole tensor row-major: every msg is a tile's worth of datums.
         const uint32_t r = p.untilizeRDim, c = p.untilizeCDim, fr = p.untilizeFullRDim, fc = p.untilizeFullCDim;
         const uint64_t slotMsgs = uint64_t{fr} * fc * p.untilizeZDim;
-        if (!r || !fr || !fc || !p.untilizeZDim || fr % r || fc % c || p.msgSize % 1024 || slotMsgs != p.dramBufSizeTiles)
+        const uint32_t tileValues = p.untilizeTileR * p.untilizeTileC;  // tile_dim: 1024 for 32x32
+        if (!r || !fr || !fc || !p.untilizeZDim || !tileValues || fr % r || fc % c || p.msgSize % tileValues ||
+            slotMsgs != p.dramBufSizeTiles)
           return fail("bad-stream-config", bs,
                       ph + "untilized DRAM write: block " + std::to_string(r) + "x" + std::to_string(c) + " of " +
                           std::to_string(fr) + "x" + std::to_string(fc) + " tiles, " + std::to_string(p.untilizeZDim) +
@@ -742,14 +744,16 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
 bool StreamEngine::writeUntilized(const StreamPhase& p, const DramLocation& loc, uint64_t slotBase, uint32_t j,
                                   const uint8_t* src) {
   Dram& mem = memOf(loc);
-  const uint64_t eb = p.msgSize / 1024;  // bytes per datum
+  // A msg is one tile of tileR x tileC datums (32x32 unless tile_dim says less).
+  const uint64_t tileR = p.untilizeTileR, tileC = p.untilizeTileC;
+  const uint64_t eb = p.msgSize / (tileR * tileC);  // bytes per datum
   const uint64_t blockMsgs = uint64_t{p.untilizeRDim} * p.untilizeCDim;
-  const uint64_t blockRowBytes = uint64_t{p.untilizeCDim} * 32 * eb, fullRowBytes = uint64_t{p.untilizeFullCDim} * 32 * eb;
+  const uint64_t blockRowBytes = uint64_t{p.untilizeCDim} * tileC * eb, fullRowBytes = uint64_t{p.untilizeFullCDim} * tileC * eb;
   const uint64_t blocksPerRow = p.untilizeFullCDim / p.untilizeCDim;
   const uint64_t blocks = blocksPerRow * (p.untilizeFullRDim / p.untilizeRDim);
   const uint64_t z = j / (blockMsgs * blocks), k = (j / blockMsgs) % blocks, m = j % blockMsgs;
-  const uint64_t blockBase = slotBase + z * uint64_t{p.untilizeFullRDim} * 32 * fullRowBytes +
-                             (k / blocksPerRow) * p.untilizeRDim * 32 * fullRowBytes + (k % blocksPerRow) * blockRowBytes;
+  const uint64_t blockBase = slotBase + z * uint64_t{p.untilizeFullRDim} * tileR * fullRowBytes +
+                             (k / blocksPerRow) * p.untilizeRDim * tileR * fullRowBytes + (k % blocksPerRow) * blockRowBytes;
   for (uint64_t done = 0; done < p.msgSize;) {
     const uint64_t b = m * p.msgSize + done, row = b / blockRowBytes, col = b % blockRowBytes;
     const uint64_t len = std::min<uint64_t>(blockRowBytes - col, p.msgSize - done);

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <bit>
 #include <cstdint>
 #include <random>
@@ -77,6 +79,8 @@ void requireSameBlob(const CoreBlob& a, const CoreBlob& b) {
       CHECK(p.untilizeFullRDim == q.untilizeFullRDim);
       CHECK(p.untilizeFullCDim == q.untilizeFullCDim);
       CHECK(p.untilizeZDim == q.untilizeZDim);
+      CHECK(p.untilizeTileR == q.untilizeTileR);
+      CHECK(p.untilizeTileC == q.untilizeTileC);
     }
   }
 }
@@ -477,6 +481,40 @@ TEST_CASE("window words and the last two flag bits sit where the layout says", "
   INFO(error);
   REQUIRE(d);
   requireSameBlob(*d, b);
+}
+
+TEST_CASE("untilized tiles smaller than 32x32 ride in the z word's top bits", "[blob][tiny]") {
+  CoreBlob b;
+  Stream s;
+  s.name = sn(1, 1, 8);
+  StreamPhase p;
+  p.msgSize = 64;  // 1x32 Float16_b datums
+  p.sourceEndpoint = true;
+  p.untilizeRDim = 2;
+  p.untilizeCDim = 1;
+  p.untilizeFullRDim = 2;
+  p.untilizeFullCDim = 1;
+  p.untilizeZDim = 5;
+  for (auto [r, c, word] : {std::tuple{1u, 32u, 5u | 31u << 24}, std::tuple{32u, 16u, 5u | 1u << 29},
+                            std::tuple{16u, 32u, 5u | 16u << 24}, std::tuple{32u, 32u, 5u}}) {
+    p.untilizeTileR = r;
+    p.untilizeTileC = c;
+    s.phases = {p};
+    b.streams = {s};
+    const std::vector<uint32_t> w = encodeCoreBlob(b);
+    INFO(r << "x" << c);
+    CHECK(w[24 + 29] == word);  // 32 - rows in [28:24], 16 columns in [29]
+    std::string error;
+    auto d = decodeWords(w, error);
+    REQUIRE(d);
+    CHECK(d->streams[0].phases[0].untilizeTileR == r);
+    CHECK(d->streams[0].phases[0].untilizeTileC == c);
+    CHECK(d->streams[0].phases[0].untilizeZDim == 5u);
+  }
+  p.untilizeZDim = 1u << 24;
+  s.phases = {p};
+  b.streams = {s};
+  CHECK_FALSE(checkEncodable(b).empty());
 }
 
 TEST_CASE("identical configs are stored once", "[blob]") {

@@ -709,6 +709,39 @@ TEST_CASE("pack writes Bfp8_b shared exponents and the header", "[sim][coprocess
   CHECK(data[512] == 96);         // first value of face 2
 }
 
+TEST_CASE("tiny tiles: UNPACK zeros what the shape lacks, PACK stores the corner", "[sim][coprocessor][tiny]") {
+  Rig rig;
+  const Tile in = smallInts(4);
+  // A 2x32 Float16_b tile in L1 (2 x 32 x 2 bytes + 32 = 160 bytes).
+  formats::packTile(DataFormat::Float16_b, {2, 32}, std::span<const float, 1024>(in), std::span<uint8_t>(rig.l1).subspan(kA));
+  std::fill(rig.l1.begin() + kA + 160, rig.l1.begin() + kA + 2080, uint8_t{0x7F});  // not part of the tile
+  rig.unpack(false, DataFormat::Float16_b, kA, kTile2x32 << kTileShapeShift);
+  rig.run(kMathThread, encode(kOpDatacopy, 0));
+  // Rows 0-1 are the tile's, rows 2-31 zero (the bytes after it were not read).
+  requireTilesEqual(rig.packOut(0), tileOf([&](size_t r, size_t c) { return r < 2 ? in[at(r, c)] : 0.0f; }));
+  // PACK as 32x16: 16-byte header, faces 0 and 2 (rows 0-15 then 16-31, columns 0-15), 16 zero bytes.
+  rig.loadDest(in, 1);
+  std::fill(rig.l1.begin() + kOut, rig.l1.begin() + kOut + 4128, uint8_t{0xAB});
+  rig.run(kPackThread, packWord(1, DataFormat::Float32, kTile32x16 << kTileShapeShift), kOut);
+  uint32_t header, v0, v256;
+  std::memcpy(&header, &rig.l1[kOut], 4);
+  std::memcpy(&v0, &rig.l1[kOut + 16], 4);
+  std::memcpy(&v256, &rig.l1[kOut + 16 + 256 * 4], 4);
+  CHECK(header == (512 * 4 + 32) / 16);
+  CHECK(v0 == bits(in[at(0, 0)]));
+  CHECK(v256 == bits(in[at(16, 0)]));  // the lower face follows the upper one
+  CHECK(rig.l1[kOut + 2080 - 1] == 0);   // padding
+  CHECK(rig.l1[kOut + 2080] == 0xAB);    // nothing written past the tile
+  // PACK untilize of a 1x32 tile: one row of 32 values.
+  std::fill(rig.l1.begin() + kOut, rig.l1.begin() + kOut + 256, uint8_t{0xAB});
+  rig.config(kCfgUntilizeStride, 128);
+  rig.run(kPackThread, packWord(1, DataFormat::Float32, kPackUntilize | kTile1x32 << kTileShapeShift), kOut);
+  uint32_t last;
+  std::memcpy(&last, &rig.l1[kOut + 31 * 4], 4);
+  CHECK(last == bits(in[at(0, 31)]));
+  CHECK(rig.l1[kOut + 128] == 0xAB);  // row 1 is not the tile's
+}
+
 TEST_CASE("pack untilize writes rows at address + r * stride", "[sim][coprocessor][pack]") {
   Rig rig;
   const Tile in = tileOf([](size_t r, size_t c) { return static_cast<float>(r * 32 + c); });  // exact in Float16_b up to 256
@@ -967,7 +1000,11 @@ TEST_CASE("faults: each code, and the status register", "[sim][coprocessor][faul
     CHECK(fault2(kMathThread, encode(kOpSetConfig, kConfigRegCount), 0) == kCopIllegalInstruction);
     CHECK(fault2(kMathThread, encode(kOpSetConfig, kCfgMathFidelity), 6) == kCopIllegalInstruction);
     CHECK(fault2(kMathThread, encode(kOpSetConfig, kCfgReluMode), 3) == kCopIllegalInstruction);
-    CHECK(fault2(kUnpackThread, unpackWord(false, DataFormat::Float32) | (1u << 12), kA) == kCopIllegalInstruction);
+    CHECK(fault2(kUnpackThread, unpackWord(false, DataFormat::Float32) | (1u << 15), kA) == kCopIllegalInstruction);
+    // Tile shape code 7 names no shape ([14:12]).
+    CHECK(fault2(kUnpackThread, unpackWord(false, DataFormat::Float32) | (7u << kTileShapeShift), kA) ==
+          kCopIllegalInstruction);
+    CHECK(fault2(kPackThread, packWord(0, DataFormat::Float32) | (7u << kTileShapeShift), kOut) == kCopIllegalInstruction);
     CHECK(fault2(kPackThread, packWord(0, DataFormat::Float32) | (1u << 11), kOut) == kCopIllegalInstruction);
     rig.config(kCfgUntilizeStride, 32);  // Float32 rows need 128 bytes
     CHECK(fault2(kPackThread, packWord(0, DataFormat::Float32, kPackUntilize), kOut) == kCopIllegalInstruction);
