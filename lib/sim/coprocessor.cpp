@@ -257,8 +257,9 @@ CopResult Coprocessor::push(uint32_t thread, uint32_t word, uint64_t now) {
     ++unit->instructions;
     unit->cycles += o.cycles;
   }
-  const uint32_t hart = model_.fifoWords[thread] ? schedule(thread, twoWords ? 2 : 1, o.unit, o.cycles, now) : o.cycles;
-  return CopResult{CopResult::Kind::Accepted, c::kCopOk, o.cycles, o.unit, hart};
+  const bool fifo = model_.fifoWords[thread] != 0;
+  const uint32_t hart = fifo ? schedule(thread, twoWords ? 2 : 1, o.unit, o.cycles, now) : o.cycles;
+  return CopResult{CopResult::Kind::Accepted, c::kCopOk, o.cycles, o.unit, hart, fifo ? lastStart_[thread] : now};
 }
 
 // The FIFO model: the instruction leaves its thread's FIFO when it starts;

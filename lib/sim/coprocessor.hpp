@@ -61,6 +61,7 @@ struct CopResult {
   uint32_t cycles = 0;                // Kind::Accepted: cycles the instruction keeps `unit` busy
   CopUnit unit = CopUnit::None;
   uint32_t hartCycles = 0;            // Kind::Accepted: cycles the pushing hart waits (synchronous: `cycles`; FIFO: while full)
+  uint64_t start = 0;                 // Kind::Accepted: the cycle the instruction starts in `unit` (synchronous: the push)
 
   bool accepted() const { return kind == Kind::Accepted; }
   bool stalled() const { return kind == Kind::Stall; }

@@ -5,7 +5,7 @@ namespace tessera::sim {
 PortResult CoprocessorPortAdapter::push(Thread thread, uint32_t word, uint64_t cycle) {
   const CopResult r = cop_.push(thread, word, cycle);
   switch (r.kind) {
-  case CopResult::Kind::Accepted: return PortResult::accepted(r.hartCycles);
+  case CopResult::Kind::Accepted: return PortResult::accepted(r.hartCycles, r.start, r.cycles);
   case CopResult::Kind::Stall: return PortResult::stall();
   case CopResult::Kind::Fault: return PortResult::fault(r.fault);
   }

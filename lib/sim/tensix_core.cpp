@@ -350,7 +350,7 @@ MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
       // An UNPACK's opcode word (its argument word, an L1 address, has a zero top byte).
       if (recordTimeline_ && t == c::kUnpackThread && !timeline_.firstUnpack && (v >> 24) == 0x10)
         timeline_.firstUnpack = hart.cycles();
-      if (recordSpans_ && r.cycles) noteUnitBusy(timeline_.busy[t], hart.cycles(), r.cycles);
+      if (recordSpans_ && r.busyCycles) noteUnitBusy(timeline_.busy[t], r.busyStart, r.busyCycles);
       return MmioResult::ok(0, r.cycles);
     case PortResult::Kind::Stall: return MmioResult::stall();
     case PortResult::Kind::Fault: return MmioResult::deviceFault(r.faultCode);

@@ -66,8 +66,14 @@ struct PortResult {
   Kind kind = Kind::Accepted;
   uint32_t cycles = 0;     // Accepted: cycles the issuing hart spends on this word beyond the store itself
   uint32_t faultCode = 0;  // Fault: a contract::CopFault code
+  // Accepted: when the instruction keeps its unit busy (the trace's unit spans;
+  // with an instruction FIFO not the push's cycle), and for how long.
+  uint64_t busyStart = 0;
+  uint32_t busyCycles = 0;
 
-  static PortResult accepted(uint32_t extraCycles = 0) { return {Kind::Accepted, extraCycles, 0}; }
+  static PortResult accepted(uint32_t extraCycles = 0, uint64_t busyStart = 0, uint32_t busyCycles = 0) {
+    return {Kind::Accepted, extraCycles, 0, busyStart, busyCycles};
+  }
   static PortResult stall() { return {Kind::Stall, 0, 0}; }
   static PortResult fault(uint32_t code) { return {Kind::Fault, 0, code}; }
 };
