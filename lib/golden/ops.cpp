@@ -698,10 +698,11 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   std::vector<Tensor> rounded;
   bool changes = false;
   for (size_t i = 0; i < inputs.size() && i < spec.inDf.size() && !changes; ++i)
-    changes = !representable(spec.inDf[i], inputs[i].data);
+    changes = spec.roundsInput(i) && !representable(spec.inDf[i], inputs[i].data);
   if (changes) {
     rounded.assign(inputs.begin(), inputs.end());
-    for (size_t i = 0; i < rounded.size() && i < spec.inDf.size(); ++i) roundTo(spec.inDf[i], rounded[i]);
+    for (size_t i = 0; i < rounded.size() && i < spec.inDf.size(); ++i)
+      if (spec.roundsInput(i)) roundTo(spec.inDf[i], rounded[i]);
     inputs = rounded;
   }
   // splice copies tiles through dest: rounding its inputs to the dest format

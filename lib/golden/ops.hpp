@@ -51,6 +51,13 @@ struct OpSpec {
   // false: return the math result unrounded (no dest, no out_df rounding);
   // for callers that round it themselves (matmul parts of depthwise/sparse).
   bool roundOutput = true;
+  // Inputs the caller already rounded to their in_df before a TM that moves
+  // values inside a tile (unpackedOperand, tm.hpp): not rounded again.
+  // Empty: every input with an in_df is rounded.
+  std::vector<bool> inputRounded;
+
+  // Whether the model rounds input i to inDf[i].
+  bool roundsInput(size_t i) const { return i < inDf.size() && !(i < inputRounded.size() && inputRounded[i]); }
 
   int64_t rowTiles() const { return grid.r * mblock.r * ublock.r; }
   int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }

@@ -69,7 +69,7 @@ std::vector<Tensor> unpacked(const OpSpec& spec, std::span<const Tensor> inputs,
     if (t.w != out[0].w)
       fail(spec, "inputs disagree on the number of entries: " + shapeText(out[0]) + " vs " + shapeText(t));
     if (t.r % kTile != 0 || t.c % kTile != 0) fail(spec, "input " + shapeText(t) + " is not whole tiles");
-    if (i < spec.inDf.size()) roundTo(spec, spec.inDf[i], out[i]);
+    if (spec.roundsInput(i)) roundTo(spec, spec.inDf[i], out[i]);
   }
   return out;
 }
@@ -96,7 +96,7 @@ UnpackedView unpackedView(const OpSpec& spec, std::span<const Tensor> inputs, si
       fail(spec, "inputs disagree on the number of entries: " + shapeText(inputs[0]) + " vs " + shapeText(t));
     if (t.r % kTile != 0 || t.c % kTile != 0) fail(spec, "input " + shapeText(t) + " is not whole tiles");
     bool changes = false;
-    if (i < spec.inDf.size() && !alreadyRounded) {
+    if (spec.roundsInput(i) && !alreadyRounded) {
       try {
         changes = !detail::representable(spec.inDf[i], t.data);
       } catch (const GoldenError& e) {
@@ -168,6 +168,8 @@ struct MatmulPart {
     spec.t = t;
     spec.mblock = {rowTiles, 1};
     spec.inDf.assign(op.inDf.begin(), op.inDf.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, op.inDf.size())));
+    spec.inputRounded.assign(op.inputRounded.begin(),
+                             op.inputRounded.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, op.inputRounded.size())));
     spec.outDf = op.outDf;
     spec.accDf = op.accDf;
     spec.intermedDf = op.intermedDf;

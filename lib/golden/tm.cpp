@@ -4,6 +4,7 @@
 #include "golden/tm.hpp"
 
 #include "golden/ops.hpp"
+#include "formats/formats.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -356,6 +357,33 @@ Tensor applyTms(Tensor in, const std::vector<netlist::Tm>& tms) {
     std::memcpy(in.rawBits.data(), carrier->data.data(), carrier->data.size() * sizeof(uint32_t));
   }
   return in;
+}
+
+Tensor unpackedOperand(Tensor in, const netlist::Operand& operand, std::optional<netlist::DataFormat> inDf,
+                       bool& rounded) {
+  rounded = inDf && netlist::isBfpFormat(*inDf) &&
+            std::any_of(operand.tms.begin(), operand.tms.end(),
+                        [](const netlist::Tm& tm) { return tm.kind == netlist::TmKind::Transpose; });
+  if (operand.unpad) in = unpadTiles(in, *operand.unpad);
+  if (!rounded) {
+    in = applyTms(std::move(in), operand.tms);
+    return operand.pad ? padTiles(in, *operand.pad) : in;
+  }
+  // A padded tile is one value throughout: its blocks round like the value alone.
+  const auto roundedPad = [&](netlist::Pad pad) {
+    pad.padValue = formats::roundToFormat(*inDf, static_cast<float>(pad.padValue));
+    return pad;
+  };
+  try {
+    formats::quantize(*inDf, in);
+  } catch (const std::invalid_argument& e) {
+    throw GoldenError(e.what());
+  }
+  std::vector<netlist::Tm> tms = operand.tms;
+  for (netlist::Tm& tm : tms)
+    if (tm.kind == netlist::TmKind::Pad) tm.pad = roundedPad(tm.pad);
+  in = applyTms(std::move(in), tms);
+  return operand.pad ? padTiles(in, roundedPad(*operand.pad)) : in;
 }
 
 } // namespace tessera::golden

@@ -194,6 +194,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     const netlist::Op& op = graphs[at.graph]->ops[at.op];
     std::vector<Tensor> inputs;
     inputs.reserve(op.inputs.size());
+    std::vector<bool> inputRounded(op.inputs.size(), false);
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const auto& operand = op.inputs[k];
       const std::optional<OpRef>& src = sources[at.graph][at.op][k];
@@ -229,9 +230,11 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         value = formats::concatEntries(ptrs, ptrs.front()->z, ptrs.front()->r, ptrs.front()->c);
       }
       try {
-        if (operand.unpad) value = golden::unpadTiles(value, *operand.unpad);
-        value = golden::applyTms(std::move(value), operand.tms);
-        if (operand.pad) value = golden::padTiles(value, *operand.pad);
+        std::optional<netlist::DataFormat> inDf;
+        if (k < op.inDf.size()) inDf = op.inDf[k].value;
+        bool rounded = false;
+        value = golden::unpackedOperand(std::move(value), operand, inDf, rounded);
+        inputRounded[k] = rounded;
       } catch (const GoldenError& e) {
         throw RuntimeError("golden-tm", operand.tmsLoc.valid() ? operand.tmsLoc : operand.loc,
                            "op '" + op.name + "' input '" + operand.name + "': " + e.what());
@@ -240,6 +243,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     }
 
     golden::OpSpec spec = specOf(op, arch_);
+    spec.inputRounded = std::move(inputRounded);
     Tensor out;
     auto started = std::chrono::steady_clock::now();
     try {

@@ -232,3 +232,59 @@ TEST_CASE("chains of row-moving TMs give what applying them one by one gives", "
   CHECK(chains > 500);
   CHECK(rejected > 50);
 }
+
+// A Bfp8_b operand with a transpose TM: the values are rounded to in_df as
+// stored (one exponent per 16 values of a row), then transposed. Worked by
+// hand: row 0 = [1 + 1/64, 0 x 15] has exponent 0 and a step of 2^-6, so
+// 1.015625 is stored exactly; row 1 starts with 4.0. Transposed, column 0 is
+// the block [1.015625, 4.0, 0 ...] with exponent 2 and a step of 2^-4: rounding
+// it there (what the reference did before) would give 1.0.
+TEST_CASE("unpackedOperand rounds a Bfp operand before its transpose", "[golden][tm]") {
+  using tessera::netlist::DataFormat;
+  using tessera::netlist::Operand;
+  Tensor in(1, 1, T, T, 0.0f);
+  in.at(0, 0, 0, 0) = 1.015625f;
+  in.at(0, 0, 1, 0) = 4.0f;
+  in.at(0, 0, 2, 0) = 0.1f; // alone in its block: 0.1 * 2^10 = 102.4 -> 102 * 2^-10
+  Operand operand;
+  operand.tms = {makeTm(TmKind::Transpose)};
+  bool rounded = false;
+  Tensor out = unpackedOperand(in, operand, DataFormat::Bfp8_b, rounded);
+  CHECK(rounded);
+  CHECK(out.at(0, 0, 0, 0) == 1.015625f);
+  CHECK(out.at(0, 0, 0, 1) == 4.0f);
+  CHECK(out.at(0, 0, 0, 2) == 0.099609375f);
+  CHECK(out.at(0, 0, 1, 0) == 0.0f);
+
+  SECTION("pad values are rounded on their own") {
+    Pad pad;
+    pad.ct = 1;
+    pad.padValue = 0.1;
+    operand.pad = pad;
+    out = unpackedOperand(in, operand, DataFormat::Bfp8_b, rounded);
+    REQUIRE(out.c == 2 * T);
+    CHECK(out.at(0, 0, 5, T + 3) == 0.099609375f);
+    CHECK(out.at(0, 0, 0, 0) == 1.015625f);
+  }
+  SECTION("no transpose or no Bfp in_df: TMs only, rounding is the op's") {
+    out = unpackedOperand(in, operand, DataFormat::Float16_b, rounded);
+    CHECK_FALSE(rounded);
+    CHECK(out.at(0, 0, 0, 2) == 0.1f);
+    operand.tms = {makeTm(TmKind::Hslice, 0, 1)};
+    out = unpackedOperand(in, operand, DataFormat::Bfp8_b, rounded);
+    CHECK_FALSE(rounded);
+    CHECK(out.at(0, 0, 2, 0) == 0.1f);
+  }
+  SECTION("evalOp leaves an input marked rounded as it is") {
+    OpSpec spec;
+    spec.name = "tp";
+    spec.type = "datacopy";
+    spec.inDf = {DataFormat::Bfp8_b};
+    spec.outDf = DataFormat::Float16_b;
+    spec.accDf = DataFormat::Float16_b;
+    std::vector<Tensor> inputs{out};
+    CHECK(evalOp(spec, inputs).at(0, 0, 0, 0) == 1.0f); // rounded along the former column
+    spec.inputRounded = {true};
+    CHECK(evalOp(spec, inputs).at(0, 0, 0, 0) == 1.015625f);
+  }
+}
