@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -367,7 +368,8 @@ Tensor unpackedOperand(Tensor in, const netlist::Operand& operand, std::optional
   if (operand.unpad) in = unpadTiles(in, *operand.unpad);
   if (!rounded) {
     in = applyTms(std::move(in), operand.tms);
-    return operand.pad ? padTiles(in, *operand.pad) : in;
+    if (operand.pad) return padTiles(in, *operand.pad);
+    return in; // moved, not copied (a ?: with `in` would copy)
   }
   // A padded tile is one value throughout: its blocks round like the value alone.
   const auto roundedPad = [&](netlist::Pad pad) {
@@ -383,7 +385,8 @@ Tensor unpackedOperand(Tensor in, const netlist::Operand& operand, std::optional
   for (netlist::Tm& tm : tms)
     if (tm.kind == netlist::TmKind::Pad) tm.pad = roundedPad(tm.pad);
   in = applyTms(std::move(in), tms);
-  return operand.pad ? padTiles(in, roundedPad(*operand.pad)) : in;
+  if (operand.pad) return padTiles(in, roundedPad(*operand.pad));
+  return in;
 }
 
 } // namespace tessera::golden
