@@ -244,6 +244,10 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
 
     golden::OpSpec spec = specOf(op, arch_);
     spec.inputRounded = std::move(inputRounded);
+    // A gradient op adds each input's result as it stands in dest into its
+    // ram cell (below): keep the dest value, round to out_df afterwards.
+    const bool gradient = op.gradientOp.value && !netlist::isIntegerFormat(spec.outDf);
+    if (gradient) spec.outDf = netlist::DataFormat::Float32;
     Tensor out;
     auto started = std::chrono::steady_clock::now();
     try {
@@ -286,7 +290,10 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
       const Tensor& value = q->inputTms.empty() ? out : written;
       if (op.gradientOp.value) {
         // Gradient ops accumulate every input of the epoch, and the queue's
-        // previous contents, into one entry.
+        // previous contents, into one entry. The device packs after every
+        // input (BUDA's matmul_u reloads the cell into dest and packs it
+        // back; our packer adds dest into the L1 cell): the cell is rounded
+        // to its format after each add, not once at the end.
         Tensor acc = io.current(q->name);
         for (int64_t w = 0; w < value.w; ++w) {
           Tensor e = formats::entryRange(value, w, 1);
@@ -294,8 +301,8 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
             throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " + shapeText(e) +
                                                            " does not match queue '" + q->name + "' entry " + shapeText(acc));
           for (size_t i = 0; i < acc.size(); ++i) acc.data[i] += e.data[i];
+          formats::quantize(q->df.value, acc);
         }
-        formats::quantize(q->df.value, acc);
         io.write(q->name, std::move(acc));
         continue;
       }
@@ -305,6 +312,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         io.write(q->name, std::move(e));
       }
     }
+    if (gradient) formats::quantize(op.outDf.value, out); // what other readers of the op see
     if (pendingReads[at.graph][at.op] > 0) results[at.graph][at.op] = std::move(out);
   }
 }
