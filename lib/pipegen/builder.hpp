@@ -194,6 +194,8 @@ private:
   bool placeEndpoints();
   bool planPackerEmissions(size_t lane);
   bool splitPackerChunks(size_t bi);
+  void planLanes(const std::vector<size_t>& lanes);
+  std::vector<size_t> orderDeadlockLanes() const;
   bool generate();
   void mergeTransfers();
   bool emitPhases(Generated& out);
@@ -253,6 +255,7 @@ private:
   // or, for a fork (several reader pipes), one lane per reader pipe, each its
   // own stream over the packer's buffer with its own read pointer.
   std::vector<uint32_t> laneBuf_;            // by lane: the packer buffer
+  std::vector<bool> laneByClock_;            // by lane: sends ordered by the readers' clock (order_check.cpp)
   std::vector<int> laneStream_;              // by lane: its stream
   std::vector<std::vector<size_t>> laneReaders_; // by lane: reader plans
   std::map<std::pair<uint32_t, size_t>, size_t> laneOf_; // (packer buffer, plan) -> lane

@@ -692,26 +692,51 @@ bool Builder::planPackerEmissions(size_t lane) {
   BufInfo& in = info_[bi];
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> lists;
   std::vector<std::vector<uint32_t>> paths;  // per reader: the relay chain of each chunk
+  // Per reader: where each chunk starts in the reader's whole input (all
+  // its sources, one round), and that input's length (see the merge below).
+  std::vector<std::vector<uint64_t>> clocks;
+  std::vector<uint64_t> totals;
   bool anyDirect = false;
   for (size_t pi : laneReaders_[lane]) {
     const Plan& plan = plans_[pi];
     anyDirect |= plan.directDramWrite || (plan.chained && plan.dramOut);
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     std::vector<uint32_t>& chain = paths.emplace_back();
+    std::vector<uint64_t>& at = clocks.emplace_back();
+    uint64_t pos = 0;
     for (uint64_t r = 0; r < plan.ppr; ++r)
-      for (const Chunk& c : plan.chunks)
+      for (const Chunk& c : plan.chunks) {
         if (c.buf == bi) {
           ranges.push_back({c.offset, c.tiles});
           chain.push_back(c.path);
+          at.push_back(pos);
         }
+        pos = satAdd(pos, c.tiles);
+      }
+    totals.push_back(std::max<uint64_t>(pos, 1));
     lists.push_back(std::move(ranges));
   }
+  // Where each chunk falls in its reader's input (see the merge below).
+  auto sameClock = [&](size_t k) {
+    for (size_t j = 0; j < clocks[k].size(); ++j)
+      if (static_cast<unsigned __int128>(clocks[k][j]) * totals[0] !=
+          static_cast<unsigned __int128>(clocks[0][j]) * totals[k])
+        return false;
+    return true;
+  };
   // Forks that take the same tiles in the same order (through the same
-  // relays) share one multicast transfer per chunk (not possible into DRAM:
-  // a phase has one destination).
+  // relays) at the same point of their inputs share one multicast transfer
+  // per chunk (not possible into DRAM: a phase has one destination). At
+  // different points (a gather whose consumers start at different
+  // sources), one shared transfer would hold the earlier reader until the
+  // later one is ready: a deadlock when the later waits on the earlier.
   bool merged = lists.size() > 1 && !anyDirect &&
                 std::all_of(lists.begin(), lists.end(), [&](const auto& l) { return l == lists[0]; }) &&
                 std::all_of(paths.begin(), paths.end(), [&](const auto& l) { return l == paths[0]; });
+  // (Through relay chains the readers must share the transfer: a relay
+  // forwards one stream's tiles in order; ethernet.cpp checks that.)
+  const bool chainedLane = std::any_of(paths[0].begin(), paths[0].end(), [](uint32_t p) { return p != 0; });
+  for (size_t k = 1; merged && laneByClock_[lane] && !chainedLane && k < lists.size(); ++k) merged = sameClock(k);
   std::vector<std::pair<uint64_t, uint64_t>> emissions;
   std::vector<std::pair<size_t, size_t>>& order = packerOrder_[lane]; // (reader, its chunk index)
   order.clear();
@@ -719,15 +744,28 @@ bool Builder::planPackerEmissions(size_t lane) {
     emissions = lists[0];
     for (size_t j = 0; j < emissions.size(); ++j) order.push_back({0, j});
   } else {
-    // Several pipes read different tiles: interleave them by tile offset
-    // (each pipe keeps its own order), so the ring frees in order and
-    // needs no more than the pipes' common reorder window.
+    // Several pipes read different tiles: interleave them (each pipe keeps
+    // its own order) by where each chunk falls in its reader's whole input,
+    // as a fraction of that input. Every packer of the epoch orders its
+    // sends by this one clock, and every reader receives in increasing
+    // clock, so the earliest pending transfer can always go: no cycle of
+    // senders and gathering readers waiting on each other (two feeders
+    // gathered by several consumers in different orders, output_padding).
+    // Ordering by tile offset alone let one packer serve a reader that
+    // still waited for another packer's earlier tiles (a deadlock).
+    // Ties: the lower tile offset, then the reader's pipe order.
     std::vector<size_t> head(lists.size(), 0);
+    auto earlier = [&](size_t a, size_t b) {
+      if (!laneByClock_[lane]) return lists[a][head[a]].first < lists[b][head[b]].first;
+      unsigned __int128 ca = static_cast<unsigned __int128>(clocks[a][head[a]]) * totals[b];
+      unsigned __int128 cb = static_cast<unsigned __int128>(clocks[b][head[b]]) * totals[a];
+      if (ca != cb) return ca < cb;
+      return lists[a][head[a]].first < lists[b][head[b]].first;
+    };
     for (;;) {
       size_t best = lists.size();
       for (size_t k = 0; k < lists.size(); ++k)
-        if (head[k] < lists[k].size() &&
-            (best == lists.size() || lists[k][head[k]].first < lists[best][head[best]].first))
+        if (head[k] < lists[k].size() && (best == lists.size() || earlier(k, best)))
           best = k;
       if (best == lists.size()) break;
       emissions.push_back(lists[best][head[best]]);
@@ -813,6 +851,17 @@ bool Builder::splitPackerChunks(size_t bi) {
   // The first attempt grew the ring to the whole period: start again.
   streams_[static_cast<size_t>(info_[bi].stream)].ringTiles = b.sizeTiles;
   return true;
+}
+
+void Builder::planLanes(const std::vector<size_t>& lanes) {
+  for (size_t lane : lanes) {
+    // A second attempt with this buffer's chunks split (below; only for a
+    // lane of several readers).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!planPackerEmissions(lane)) break;
+      if (!splitPackerChunks(laneBuf_[lane])) break;
+    }
+  }
 }
 
 bool Builder::placeEndpoints() {
@@ -903,13 +952,27 @@ bool Builder::placeEndpoints() {
   packerEmissions_.assign(laneBuf_.size(), 0);
   packerFreed_.assign(laneBuf_.size(), {});
   packerOrder_.assign(laneBuf_.size(), {});
-  for (size_t lane = 0; lane < laneBuf_.size(); ++lane) {
-    // A second attempt with this buffer's chunks split (below; only for a
-    // lane of several readers).
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      if (!planPackerEmissions(lane)) break;
-      if (!splitPackerChunks(laneBuf_[lane])) break;
-    }
+  laneByClock_.assign(laneBuf_.size(), false);
+  std::vector<size_t> all(laneBuf_.size());
+  for (size_t lane = 0; lane < all.size(); ++lane) all[lane] = lane;
+  planLanes(all);
+  // Lanes whose send order would deadlock against the readers' gather
+  // order are planned again by the readers' clock (order_check.cpp), with
+  // every other lane of their buffer, until none is stuck.
+  for (;;) {
+    std::vector<size_t> stuck = orderDeadlockLanes();
+    std::set<uint32_t> bufs;
+    for (size_t lane : stuck)
+      if (!laneByClock_[lane]) bufs.insert(laneBuf_[lane]);
+    if (bufs.empty()) break;
+    std::vector<size_t> again;
+    for (size_t lane = 0; lane < laneBuf_.size(); ++lane)
+      if (bufs.count(laneBuf_[lane])) {
+        laneByClock_[lane] = true;
+        again.push_back(lane);
+      }
+    for (uint32_t b : bufs) streams_[static_cast<size_t>(info_[b].stream)].ringTiles = B(b).sizeTiles;
+    planLanes(again);
   }
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
     Plan& plan = plans_[pi];
