@@ -11,6 +11,7 @@
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
 #include "pipe/pcie.hpp"
+#include "pipe/dram_relays.hpp"
 #include "pipe/mcast_split.hpp"
 #include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
@@ -96,6 +97,9 @@ public:
     splitExcessMulticasts(pending_, sh_.out.limits.mcastStreamsPerCore, [this](const PendingPipe& p, bool& single) {
       return coreKey(sendingCore(p, &single));
     });
+    DramRelayContext relays{sh_, bufs_, pending_, inputCount_, sh_.out.limits.dramInputStreamsPerCore,
+                            sh_.out.limits.l1DataBytes, [this](const PendingPipe& p) { return sendingCore(p); }};
+    relayExcessDramReads(relays);
     finish();
     checkResources();
     if (!ok_) return false;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <numeric>
 #include <set>
 #include <string>
@@ -76,6 +77,10 @@ struct Plan {
   int directDramReader = -1;                 // receiver stream reading DRAM itself
   int dramReader = -1;                       // extra stream reading DRAM and sending on
   int dramWriter = -1;                       // stream writing the DRAM output
+  // Tessera's files: the core of a folded `relay` buffer this plan's DRAM
+  // tiles came through; its DRAM reader stream runs there (net2pipe relays
+  // DRAM reads of a core short of DRAM input streams).
+  std::optional<std::pair<uint32_t, uint32_t>> dramRelayCore;
   std::vector<std::vector<int>> groupStreams;
   std::map<uint32_t, size_t> lastChunkOf;    // DRAM buffer -> index of its last chunk in a pass
 };

@@ -435,6 +435,10 @@ bool Builder::foldRelays() {
                   relay);
           return false;
         }
+        // Tessera's relays of DRAM reads: the relay's core reads DRAM.
+        if (doc_.dialect == pipe::Dialect::Tessera && relay.bufferType == pipe::BufferType::Relay &&
+            std::any_of(pa.chunks.begin(), pa.chunks.end(), [&](const Chunk& c) { return info_[c.buf].kind == BufKind::Dram; }))
+          pb.dramRelayCore = std::pair{relay.core.r, relay.core.c};
         // Tiles [ch.offset, ch.offset + ch.tiles) of A's pass.
         uint64_t at = 0;
         for (const Chunk& a : pa.chunks) {
@@ -993,7 +997,10 @@ bool Builder::placeEndpoints() {
     if (!plan.dramOut) {
       size_t outs = 0;
       for (const auto& g : plan.groups) outs += g.size();
-      if (hasDram) {
+      if (hasDram && plan.dramRelayCore) {
+        plan.dramReader = newExtraStream(pi, StreamRole::DramReader, {*plan.dramRelayCore}, B(plan.groups[0][0]).chipId,
+                                         firstIn.tileSize, formatOf(firstIn));
+      } else if (hasDram) {
         if (outs == 1) {
           plan.directDramReader = plan.groupStreams[0][0];
         } else {
