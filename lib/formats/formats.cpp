@@ -483,6 +483,17 @@ void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* 
     // A block is one face row: 16 consecutive values of the row-major tile.
     float* out = rowMajor.data() + kFaceOrder[block * kBfpBlock];
     if (unit >= std::numeric_limits<float>::min() && unit <= std::numeric_limits<float>::max()) {
+      if constexpr (MagBits == 7) {
+        // One code per byte: the signed magnitude without the table (the
+        // sign bit or-ed onto the magnitude's float), so the loop vectorizes.
+        const uint8_t* codes = data + block * kBfpBlock;
+        for (size_t i = 0; i < kBfpBlock; ++i) {
+          const uint32_t code = codes[i];
+          const uint32_t m = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(code & 0x7Fu)));
+          out[i] = std::bit_cast<float>(m | ((code & 0x80u) << 24)) * unit;
+        }
+        continue;
+      }
       for (size_t i = 0; i < kBfpBlock; ++i) {
         const size_t v = block * kBfpBlock + i;
         out[i] = kSigned[(data[v / kPerByte] >> ((v % kPerByte) * kBits)) & kCodeMask] * unit;
@@ -495,6 +506,23 @@ void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* 
       float x = static_cast<float>(code & kMagMaskBits) * unit;
       if (x < std::numeric_limits<float>::min()) x = 0.0f;
       out[i] = (code >> MagBits) & 1u ? -x : x;
+    }
+  }
+}
+
+// encodeBfpBlock per face row, the codes packed with the values per byte a
+// compile-time constant (a division per value was a fifth of packing).
+template <int MagBits>
+void packBfpValues(const BfpSpec& s, std::span<const float, kTileValues> rowMajor, uint8_t* exponents, uint8_t* data) {
+  constexpr unsigned kBits = MagBits + 1, kPerByte = 8 / kBits;
+  for (size_t b = 0; b < kExponentBytes; ++b) {
+    // A block is one face row: 16 consecutive values of the row-major tile.
+    const BfpBlock enc = encodeBfpBlock(s, rowMajor.data() + kFaceOrder[b * kBfpBlock], kBfpBlock);
+    exponents[b] = enc.exponent;
+    for (size_t i = 0; i < kBfpBlock; ++i) {
+      const size_t v = b * kBfpBlock + i;
+      // First value in the lowest bits of its byte.
+      data[v / kPerByte] = static_cast<uint8_t>(data[v / kPerByte] | (enc.codes[i] << ((v % kPerByte) * kBits)));
     }
   }
 }
@@ -582,20 +610,11 @@ void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::
 
   if (isBfpFormat(df)) {
     const BfpSpec s = bfpSpec(df);
-    const unsigned valuesPerByte = 8u / static_cast<unsigned>(s.magBits + 1);
-    std::array<float, kBfpBlock> block{};
-    for (size_t b = 0; b < kExponentBytes; ++b) {
-      for (size_t i = 0; i < kBfpBlock; ++i) block[i] = rowMajor[kFaceOrder[b * kBfpBlock + i]];
-      const BfpBlock enc = encodeBfpBlock(s, block.data(), kBfpBlock);
-      exponents[b] = enc.exponent;
-      for (size_t i = 0; i < kBfpBlock; ++i) {
-        const size_t v = b * kBfpBlock + i;
-        // First value in the lowest bits of its byte.
-        const unsigned shift = static_cast<unsigned>(v % valuesPerByte) * static_cast<unsigned>(s.magBits + 1);
-        data[v / valuesPerByte] = static_cast<uint8_t>(data[v / valuesPerByte] | (enc.codes[i] << shift));
-      }
+    switch (s.magBits) {
+    case 7: return packBfpValues<7>(s, rowMajor, exponents, data);
+    case 3: return packBfpValues<3>(s, rowMajor, exponents, data);
+    default: return packBfpValues<1>(s, rowMajor, exponents, data);
     }
-    return;
   }
   const auto& order = storageOrder(df);
   // One loop per format (the switch once per tile, not per value): tiles are

@@ -25,6 +25,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <ctime>
 #include <iostream>
 #include <unistd.h>
 #include <cstdio>
@@ -191,9 +192,11 @@ public:
   void execute(runtime::EpochIo& io) override { launch(runtime::Launch{0, {&io}}); }
   void launch(const runtime::Launch& l) override {
     auto begin = std::chrono::steady_clock::now();
+    const double cpuBegin = processCpuSeconds();
     inner_.launch(l);
     auto end = std::chrono::steady_clock::now();
     seconds_ += std::chrono::duration<double>(end - begin).count();
+    cpuSeconds_ += processCpuSeconds() - cpuBegin;
     executes_ += static_cast<int64_t>(l.graphs.size());
     if (progress_ == Progress::None || (progress_ == Progress::InPlace && end - start_ < std::chrono::seconds(1)))
       return;
@@ -212,6 +215,9 @@ public:
     shown_ = false;
   }
   double seconds() const { return seconds_; } // wall time inside the target's executes
+  // CPU time of the process (all its threads) inside the executes: on a
+  // shared machine the figure that says how fast the simulator is.
+  double cpuSeconds() const { return cpuSeconds_; }
 
 private:
   runtime::Target& inner_;
@@ -221,7 +227,14 @@ private:
   std::chrono::steady_clock::time_point start_;
   int64_t executes_ = 0;
   double seconds_ = 0;
+  double cpuSeconds_ = 0;
   bool shown_ = false;
+
+  static double processCpuSeconds() {
+    timespec t{};
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0.0;
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  }
 };
 
 // The build directory `loader run` uses when none is given.
@@ -698,9 +711,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     out << "report -> " << opts.reportFile << "\n";
   }
   if (opts.profile && simTarget) {
-    char rate[96];
-    std::snprintf(rate, sizeof rate, " in %.3f s on the simulator (%.3g cycles/s)", timed.seconds(),
-                  timed.seconds() > 0 ? static_cast<double>(simTarget->totalCycles()) / timed.seconds() : 0.0);
+    char rate[192];
+    const double cycles = static_cast<double>(simTarget->totalCycles());
+    std::snprintf(rate, sizeof rate, " in %.3f s on the simulator (%.3g cycles/s), %.3f s CPU (%.3g cycles per CPU second)",
+                  timed.seconds(), timed.seconds() > 0 ? cycles / timed.seconds() : 0.0, timed.cpuSeconds(),
+                  timed.cpuSeconds() > 0 ? cycles / timed.cpuSeconds() : 0.0);
     out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles" << rate
         << "\n";
     const sim::BinariesCounters b = simTarget->binariesCounters();

@@ -2,6 +2,7 @@
 // docs/device-model.md ("Coprocessor instruction set", numerics) for which
 // results are bit-exact with lib/golden and which cannot be.
 #include "sim/coprocessor_math.hpp"
+#include "sim/tile_product.hpp"
 
 #include "device/device_contract.h"
 
@@ -44,57 +45,17 @@ Phases phasesOf(uint32_t fidelity) {
 
 float masked(float a, float b) { return (a == 0.0f || b == 0.0f) ? 0.0f : a * b; }
 
-// acc[i][j] = acc[i][j] + (sum over k of lhs[i][k] * rhs[k][j]), the dot
-// product accumulated in float from 0 with k ascending. Built for AVX2 too
-// (picked at load time): the j loop runs 8 lanes wide, each lane the same
-// multiplies and adds in the same order (no FMA), so both give the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__gnu_linux__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void addProduct(const Tile& lhs, const Tile& rhs, Tile& acc) {
-#if defined(__GNUC__)
-  // A row's 32 running dot products in four 8-lane registers for the whole
-  // k loop (the plain loop below keeps them in memory): each lane does the
-  // same multiply and add, in the same order.
-  typedef float V8 __attribute__((vector_size(32)));
-  static_assert(kDim == 32);
-  for (size_t i = 0; i < kDim; ++i) {
-    V8 d[4] = {};
-    for (size_t k = 0; k < kDim; ++k) {
-      const float l = lhs[i * kDim + k];
-      const V8 lv = {l, l, l, l, l, l, l, l};
-      const float* r = &rhs[k * kDim];
-      for (size_t q = 0; q < 4; ++q) {
-        V8 rv;
-        std::memcpy(&rv, r + 8 * q, sizeof rv);
-        d[q] += lv * rv;
-      }
-    }
-    float* out = &acc[i * kDim];
-    for (size_t q = 0; q < 4; ++q) {
-      V8 o;
-      std::memcpy(&o, out + 8 * q, sizeof o);
-      o = o + d[q];
-      std::memcpy(out + 8 * q, &o, sizeof o);
-    }
-  }
-#else
-  for (size_t i = 0; i < kDim; ++i) {
-    std::array<float, kDim> dot{};
-    for (size_t k = 0; k < kDim; ++k) {
-      const float l = lhs[i * kDim + k];
-      const float* r = &rhs[k * kDim];
-      for (size_t j = 0; j < kDim; ++j) dot[j] += l * r[j];
-    }
-    float* out = &acc[i * kDim];
-    for (size_t j = 0; j < kDim; ++j) out[j] = out[j] + dot[j];
-  }
-#endif
-}
-
-Tile mapTile(const Tile& in, float (*fn)(float)) {
+// keepMantissa over a tile, without branches so that it vectorizes (the
+// matmul reduces one or both operands per product term).
+Tile keepMantissaTile(const Tile& in, int bits) {
+  const uint32_t keep = ~((uint32_t{1} << (23 - bits)) - 1u);
   Tile out;
-  for (size_t i = 0; i < kValues; ++i) out[i] = fn(in[i]);
+  for (size_t base = 0; base < kValues; base += 16) {
+    uint32_t u[16];
+    std::memcpy(u, &in[base], sizeof u);
+    for (uint32_t& w : u) w &= (w & 0x7F800000u) == 0x7F800000u ? ~0u : keep;
+    std::memcpy(&out[base], u, sizeof u);
+  }
   return out;
 }
 
@@ -132,15 +93,15 @@ void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, Til
   }
   if (p.aLoBHi && p.aHiBLo) {
     // HiFi3 as two products: B_hi x A, then B_lo x A_hi.
-    const Tile bHi = mapTile(srcB, highB);
+    const Tile bHi = keepMantissaTile(srcB, 6);
     Tile bLo;
     for (size_t i = 0; i < kValues; ++i) bLo[i] = srcB[i] - bHi[i];
     addProduct(bHi, srcA, acc);
-    addProduct(bLo, mapTile(srcA, highA), acc);
+    addProduct(bLo, keepMantissaTile(srcA, 4), acc);
     return;
   }
-  const Tile lhs = p.aHiBLo ? srcB : mapTile(srcB, highB);
-  const Tile rhs = p.aLoBHi ? srcA : mapTile(srcA, highA);
+  const Tile lhs = p.aHiBLo ? srcB : keepMantissaTile(srcB, 6);
+  const Tile rhs = p.aLoBHi ? srcA : keepMantissaTile(srcA, 4);
   addProduct(lhs, rhs, acc);
 }
 

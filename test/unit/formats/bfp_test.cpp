@@ -150,3 +150,33 @@ TEST_CASE("Bfp: zero and denormal blocks", "[formats][bfp]") {
   const auto zeros = quantized(DataFormat::Bfp8_b, block({0.0f, -0.0f, 0x1p-140f}));
   for (float v : zeros) CHECK(std::bit_cast<uint32_t>(v) == 0u); // +0 everywhere, denormal flushed
 }
+
+// unpackTile of Bfp8_b bytes against the definition above, for every code
+// (sign bit 7, magnitude m in bits 0-6) under every exponent byte 0..254
+// (unbiased E = byte - 127): sign * m * 2^(E-6), worked in double, zero
+// (keeping the sign) below the smallest normal float. Byte 255 (inf/NaN
+// units) is left out.
+TEST_CASE("Bfp8_b tile unpack: every code under every exponent", "[formats][bfp]") {
+  const size_t bytes = tileBytes(DataFormat::Bfp8_b);
+  size_t wrong = 0;
+  for (unsigned codeBase = 0; codeBase < 256; codeBase += 16)
+    for (unsigned expBase = 0; expBase < 255; expBase += 64) {
+      std::vector<uint8_t> tile(bytes, 0);
+      for (unsigned b = 0; b < 64; ++b) tile[kTileHeaderBytes + b] = static_cast<uint8_t>(std::min(expBase + b, 254u));
+      for (unsigned v = 0; v < 1024; ++v) tile[kTileHeaderBytes + 64 + v] = static_cast<uint8_t>(codeBase + v % 16);
+      std::array<float, 1024> out{};
+      unpackTile(DataFormat::Bfp8_b, tile, out);
+      for (unsigned v = 0; v < 1024; ++v) {
+        // Storage order: faces f0 f1 / f2 f3 of 16x16, row-major inside.
+        const unsigned face = v / 256, r = v % 256 / 16, c = v % 16;
+        const unsigned rowMajor = (face / 2 * 16 + r) * 32 + face % 2 * 16 + c;
+        const unsigned code = codeBase + v % 16, e = std::min(expBase + v / 16, 254u);
+        double x = static_cast<double>(code & 0x7F) * std::ldexp(1.0, static_cast<int>(e) - 127 - 6);
+        if (x < static_cast<double>(std::numeric_limits<float>::min())) x = 0.0;
+        const float want = (code & 0x80) ? -static_cast<float>(x) : static_cast<float>(x);
+        if (std::bit_cast<uint32_t>(out[rowMajor]) != std::bit_cast<uint32_t>(want) && ++wrong <= 3)
+          FAIL_CHECK("code " << code << " exponent byte " << e << ": got " << out[rowMajor] << ", want " << want);
+      }
+    }
+  CHECK(wrong == 0);
+}
