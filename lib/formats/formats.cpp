@@ -117,14 +117,36 @@ template <int ExpBits, int ManBits, int Bias, Specials Kind> struct MiniFloat {
     float* p = values.data();
     const size_t n = values.size(), whole = n - n % 16;
     // Fixed-length inner loops over integer copies: what -O2's cost model
-    // vectorizes (for every format).
+    // vectorizes (for every format). A run of 16 is stored only when a value
+    // changed: most calls round values already in the format (a queue in its
+    // producer's out_df, dest then out_df of the same format), and then no
+    // cache line is dirtied.
+    for (size_t base = 0; base < whole; base += 16) {
+      uint32_t bits[16], rounded[16];
+      std::memcpy(bits, p + base, sizeof bits);
+      uint32_t diff = 0;
+      for (size_t j = 0; j < 16; ++j) {
+        rounded[j] = roundSelect(bits[j]);
+        diff |= rounded[j] ^ bits[j];
+      }
+      if (diff != 0) std::memcpy(p + base, rounded, sizeof rounded);
+    }
+    for (size_t i = whole; i < n; ++i) p[i] = floatOf(roundSelect(bitsOf(p[i])));
+  }
+  // True when quantizeAll would change no bit; reads only.
+  static bool allRounded(std::span<const float> values) {
+    const float* p = values.data();
+    const size_t n = values.size(), whole = n - n % 16;
+    constexpr size_t kCheckEvery = 1024; // stop early, but not per run of 16
+    uint32_t diff = 0;
     for (size_t base = 0; base < whole; base += 16) {
       uint32_t bits[16];
       std::memcpy(bits, p + base, sizeof bits);
-      for (uint32_t& b : bits) b = roundSelect(b);
-      std::memcpy(p + base, bits, sizeof bits);
+      for (size_t j = 0; j < 16; ++j) diff |= roundSelect(bits[j]) ^ bits[j];
+      if ((base + 16) % kCheckEvery == 0 && diff != 0) return false;
     }
-    for (size_t i = whole; i < n; ++i) p[i] = floatOf(roundSelect(bitsOf(p[i])));
+    for (size_t i = whole; i < n; ++i) diff |= roundSelect(bitsOf(p[i])) ^ bitsOf(p[i]);
+    return diff == 0;
   }
 };
 
@@ -578,6 +600,29 @@ void quantize(DataFormat df, std::span<float> values) {
     return;
   }
   throw std::invalid_argument("quantize: unknown data format");
+}
+
+bool isQuantized(DataFormat df, std::span<const float> values) {
+  switch (df) {
+  case DataFormat::Float32: return F32::allRounded(values);
+  case DataFormat::Float16: return F16::allRounded(values);
+  case DataFormat::Float16_b: return BF16::allRounded(values);
+  case DataFormat::Lf8: return LF8::allRounded(values);
+  case DataFormat::Fp8_e4m3: return FP8E4M3::allRounded(values);
+  default: break;
+  }
+  // Block and integer formats: round a chunk at a time in a small buffer and
+  // compare. Chunks start at multiples of 1024 values, so Bfp blocks (16
+  // values) are the ones rounding the whole span would use.
+  constexpr size_t kChunk = 1024;
+  std::array<float, kChunk> buf;
+  for (size_t at = 0; at < values.size(); at += kChunk) {
+    const size_t n = std::min(kChunk, values.size() - at);
+    std::copy_n(values.data() + at, n, buf.data());
+    quantize(df, std::span<float>(buf.data(), n));
+    if (std::memcmp(buf.data(), values.data() + at, n * sizeof(float)) != 0) return false;
+  }
+  return true;
 }
 
 void quantize(DataFormat df, Tensor& t) {

@@ -41,6 +41,9 @@ void quantize(DataFormat df, std::span<float> values);
 // Whole tensor: rows are contiguous, so Bfp blocks are aligned 16-value runs of
 // a row, i.e. the face rows of its tiles (c must be a multiple of 16).
 void quantize(DataFormat df, Tensor& t);
+// True when quantize(df, values) would change no bit (values already in the
+// format). Reads only; as quantize, Bfp needs a multiple of 16 values.
+bool isQuantized(DataFormat df, std::span<const float> values);
 
 // ---- tiles ----------------------------------------------------------------
 // Bytes of one tile in L1/DRAM, header and BUDA padding included.

@@ -222,12 +222,23 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
                                  "' of graph '" + other->second +
                                  "', which this execute does not launch with it: execute the graphs of one temporal "
                                  "epoch one after another, with no other instruction between them");
-        std::vector<Tensor> entries;
-        entries.reserve(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) entries.push_back(io.read(operand.name, i));
-        std::vector<const Tensor*> ptrs;
-        for (const auto& e : entries) ptrs.push_back(&e);
-        value = formats::concatEntries(ptrs, ptrs.front()->z, ptrs.front()->r, ptrs.front()->c);
+        // Each entry is copied straight into place (one copy, not two:
+        // w-stacked weights are input_count copies of one ram entry).
+        for (int64_t i = 0; i < n; ++i) {
+          const Tensor& e = io.read(operand.name, i);
+          if (i == 0) {
+            value = Tensor(n * e.w, e.z, e.r, e.c);
+            value.rawBits = e.rawBits;
+          }
+          if (!value.rawBits.empty() && i > 0) {
+            if (e.rawBits.size() == e.data.size()) value.rawBits.insert(value.rawBits.end(), e.rawBits.begin(), e.rawBits.end());
+            else value.rawBits.clear();
+          }
+          if (e.data.size() != value.data.size() / static_cast<size_t>(n))
+            throw RuntimeError("golden-shape", operand.loc, "op '" + op.name + "' reads entries of different shapes from '" + operand.name + "'");
+          std::copy(e.data.begin(), e.data.end(), value.data.begin() + static_cast<std::ptrdiff_t>(i) * static_cast<std::ptrdiff_t>(e.data.size()));
+        }
+        if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
       }
       try {
         std::optional<netlist::DataFormat> inDf;
