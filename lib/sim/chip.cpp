@@ -308,6 +308,7 @@ bool Chip::startRun(const ChipRunOptions& options) {
   run_->coreOptions.maxCycles = ~uint64_t{0};
   run_->coreOptions.hangSlices = ~uint32_t{0};
   run_->coreOptions.sleepWhileWaiting = true;
+  run_->coreOptions.exactWakes = true;
   if (options.threads > 1 && (!pool_ || pool_->jobs() != options.threads))
     pool_ = std::make_unique<WorkerPool>(options.threads);
   return true;

@@ -382,7 +382,9 @@ MmioResult TensixCore::mmioStore(const Hart& hart, uint32_t a, uint32_t v) {
     switch ((a - c::kSemaphoreBase) % c::kSemaphoreStride) {
     case c::kSemValue:
       sems_[s] += v;
-      if (const uint32_t d = drainCycles(hart, t); d != 0 && v != 0) posts.push_back({hart.cycles() + d, v});
+      // exactWakes: a waiter that runs at an earlier clock takes the post no
+      // earlier than the poster made it.
+      if (const uint32_t d = drainCycles(hart, t); (d != 0 || exactWakes_) && v != 0) posts.push_back({hart.cycles() + d, v});
       break;
     case c::kSemWait: {
       if (sems_[s] == 0) return MmioResult::stall();
@@ -552,9 +554,79 @@ CoreRunResult TensixCore::finish(CoreStop stop, std::optional<CoreFault> fault) 
   return r;
 }
 
+std::optional<CoreRunResult> TensixCore::runHart(uint32_t i, uint64_t sliceEnd, const RunOptions& options, bool& anyBusy) {
+  const Thread t = static_cast<Thread>(i);
+  HartTrack& tr = track_[i];
+  Hart& h = *harts_[i];
+  tr.asleep = false;
+  tr.mmioReads = 0;
+  tr.mmioWrites = 0;
+  tr.sawChange = false;
+  for (PollEntry& e : tr.poll) e.readThisSlice = false;
+  const uint64_t instructionsBefore = h.instructions();
+  const uint64_t l1StoresBefore = h.l1Stores();
+
+  const StopInfo s = h.run(Hart::kNoLimit, sliceEnd);
+  switch (s.reason) {
+  case StopReason::Faulted: {
+    tr.state = HartState::Faulted;
+    const Fault& f = h.fault();
+    std::string category = faultKindName(f.kind);
+    if (f.kind == FaultKind::DeviceFault)
+      category = f.code == kNoCoprocessor ? "no-coprocessor" : "coprocessor-fault";
+    return finish(CoreStop::Fault, CoreFault{t, category, f});
+  }
+  case StopReason::Halted:
+    if (s.halt == HaltCause::Ebreak) {
+      tr.state = HartState::Faulted;
+      Fault f;
+      f.kind = FaultKind::None;
+      f.pc = h.pc();
+      return finish(CoreStop::Fault, CoreFault{t, "breakpoint", f});
+    }
+    tr.state = HartState::Done;  // mailbox done or ecall: exit code from the store or a0
+    tr.exitCode = s.exitCode;
+    anyBusy = true;
+    break;
+  case StopReason::Stalled:
+    // exactWakes: the clock stays at the stall until a retry in this slice
+    // or the end of the step.
+    if (!options.exactWakes) {
+      if (h.cycles() < sliceEnd) tr.stallCycles += sliceEnd - h.cycles();
+      h.advanceCyclesTo(sliceEnd);
+    }
+    tr.state = HartState::Stalled;
+    // A stall after retiring instructions still made progress this slice.
+    if (h.instructions() != instructionsBefore) anyBusy = true;
+    break;
+  case StopReason::Budget: {
+    const bool wrote = tr.mmioWrites > 0 || h.l1Stores() != l1StoresBefore;
+    if (tr.mmioReads > 0 && !tr.sawChange && !wrote) {
+      tr.state = HartState::Polling;
+    } else {
+      tr.state = HartState::Running;
+      anyBusy = true;
+    }
+    break;
+  }
+  }
+  if (tr.state == HartState::Polling || tr.state == HartState::Stalled) {
+    // What it saw when it stopped: a later change may let it on.
+    tr.asleep = options.sleepWhileWaiting;
+    tr.sleepVersion = version_;
+    tr.sleepCopProgress = cop_ ? cop_->progress() : 0;
+  }
+  return std::nullopt;
+}
+
 std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool externalPending) {
   const uint64_t sliceEnd = now_ + std::max<uint64_t>(1, options.sliceCycles);
+  exactWakes_ = options.exactWakes;
   bool anyBusy = false;
+  auto waiting = [&](const HartTrack& tr) { return tr.state == HartState::Stalled || tr.state == HartState::Polling; };
+  auto changedSince = [&](const HartTrack& tr) {
+    return version_ != tr.sleepVersion || (cop_ ? cop_->progress() : 0) != tr.sleepCopProgress;
+  };
   for (uint32_t i = 0; i < c::kThreadCount; ++i) {
     const Thread t = static_cast<Thread>(i);
     HartTrack& tr = track_[i];
@@ -564,64 +636,34 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
       // Nothing it polls or stalls on changed since it went to sleep: running
       // it would only poll or stall again until the slice end.
       const bool copWakes = tr.state == HartState::Stalled && cop_ && cop_->stallMayEndBy(t, sliceEnd);
-      if (version_ == tr.sleepVersion && (cop_ ? cop_->progress() : 0) == tr.sleepCopProgress && !copWakes) {
+      if (!changedSince(tr) && !copWakes) {
+        if (options.exactWakes) continue;  // a change later in this slice may wake it (below)
         if (tr.state == HartState::Stalled && h.cycles() < sliceEnd) tr.stallCycles += sliceEnd - h.cycles();
         h.advanceCyclesTo(sliceEnd);
         continue;
       }
-      tr.asleep = false;
     }
-    tr.mmioReads = 0;
-    tr.mmioWrites = 0;
-    tr.sawChange = false;
-    for (PollEntry& e : tr.poll) e.readThisSlice = false;
-    const uint64_t instructionsBefore = h.instructions();
-    const uint64_t l1StoresBefore = h.l1Stores();
-
-    const StopInfo s = h.run(Hart::kNoLimit, sliceEnd);
-    switch (s.reason) {
-    case StopReason::Faulted: {
-      tr.state = HartState::Faulted;
-      const Fault& f = h.fault();
-      std::string category = faultKindName(f.kind);
-      if (f.kind == FaultKind::DeviceFault)
-        category = f.code == kNoCoprocessor ? "no-coprocessor" : "coprocessor-fault";
-      return finish(CoreStop::Fault, CoreFault{t, category, f});
-    }
-    case StopReason::Halted:
-      if (s.halt == HaltCause::Ebreak) {
-        tr.state = HartState::Faulted;
-        Fault f;
-        f.kind = FaultKind::None;
-        f.pc = h.pc();
-        return finish(CoreStop::Fault, CoreFault{t, "breakpoint", f});
+    if (std::optional<CoreRunResult> r = runHart(i, sliceEnd, options, anyBusy)) return r;
+  }
+  if (options.exactWakes) {
+    // Retry every waiting hart whose registers or coprocessor changed since
+    // it stopped, at its own clock, until none is left; a retry costs at
+    // least its store's cycles, so the slice end bounds this.
+    for (bool again = true; again;) {
+      again = false;
+      for (uint32_t i = 0; i < c::kThreadCount; ++i) {
+        HartTrack& tr = track_[i];
+        if (!waiting(tr) || harts_[i]->cycles() >= sliceEnd || !changedSince(tr)) continue;
+        if (std::optional<CoreRunResult> r = runHart(i, sliceEnd, options, anyBusy)) return r;
+        again = true;
       }
-      tr.state = HartState::Done;  // mailbox done or ecall: exit code from the store or a0
-      tr.exitCode = s.exitCode;
-      anyBusy = true;
-      break;
-    case StopReason::Stalled:
-      if (h.cycles() < sliceEnd) tr.stallCycles += sliceEnd - h.cycles();
+    }
+    for (uint32_t i = 0; i < c::kThreadCount; ++i) {
+      HartTrack& tr = track_[i];
+      Hart& h = *harts_[i];
+      if (!waiting(tr) || h.cycles() >= sliceEnd) continue;
+      if (tr.state == HartState::Stalled) tr.stallCycles += sliceEnd - h.cycles();
       h.advanceCyclesTo(sliceEnd);
-      tr.state = HartState::Stalled;
-      // A stall after retiring instructions still made progress this slice.
-      if (h.instructions() != instructionsBefore) anyBusy = true;
-      break;
-    case StopReason::Budget: {
-      const bool wrote = tr.mmioWrites > 0 || h.l1Stores() != l1StoresBefore;
-      if (tr.mmioReads > 0 && !tr.sawChange && !wrote) {
-        tr.state = HartState::Polling;
-      } else {
-        tr.state = HartState::Running;
-        anyBusy = true;
-      }
-      break;
-    }
-    }
-    if (options.sleepWhileWaiting && (tr.state == HartState::Polling || tr.state == HartState::Stalled)) {
-      tr.asleep = true;
-      tr.sleepVersion = version_;
-      tr.sleepCopProgress = cop_ ? cop_->progress() : 0;
     }
   }
   now_ = sliceEnd;

@@ -153,6 +153,12 @@ struct RunOptions {
   // stall or poll again. Same results; a woken hart resumes where it went
   // to sleep, so cycles may differ by the few cycles of a poll loop's phase.
   bool sleepWhileWaiting = false;
+  // A hart that stalls keeps its clock while the other harts of the core run
+  // on in the same slice; when one of them changes what it may wait for (a
+  // semaphore post, a coprocessor push), it retries at its own clock, and
+  // the semaphore post's or the instruction's cycle stamp sets when it
+  // proceeds. Without it a stall lasts to the slice end.
+  bool exactWakes = false;
 };
 
 enum class HartState : uint8_t {
@@ -315,6 +321,8 @@ private:
   void notePoll(Thread thread, uint32_t address, uint32_t value);
   std::string waitDescription(Thread thread) const;
   CoreRunResult finish(CoreStop stop, std::optional<CoreFault> fault = std::nullopt);
+  // Runs one hart to the slice end or its next stall; a fault ends the run.
+  std::optional<CoreRunResult> runHart(uint32_t index, uint64_t sliceEnd, const RunOptions& options, bool& anyBusy);
 
   CoreConfig config_;
   bool recordTimeline_ = false;
@@ -345,6 +353,7 @@ private:
   uint64_t lastCopProgress_ = 0; // cop_->progress() at the end of the previous step
   uint32_t idleSlices_ = 0;
   bool lastStepProgress_ = false;
+  bool exactWakes_ = false;  // RunOptions::exactWakes of the current step: every post is timed
 };
 
 } // namespace tessera::sim

@@ -654,3 +654,26 @@ TEST_CASE("core: sleeping harts hang as polling ones do", "[core][sleep][hang]")
     CHECK(r.cycles == 17 * 256);
   }
 }
+
+TEST_CASE("core: a stalled hart resumes at the cycle of the post that frees it (exactWakes)", "[core][wake]") {
+  // Math waits on MathPack at cycle 2; pack (run after math in a slice)
+  // posts it at cycle 62 (core_wake_pack.s counts the cycles). Math then
+  // pays the store (2) and `li` (2) and reads the clock: 62 + 4 = 66. Without
+  // exactWakes its stall lasts to the slice end (256): 256 + 4 = 260.
+  sim_test::TempDir dir;
+  for (bool exact : {true, false}) {
+    TensixCore core;
+    load(core, kMath, sim_test::assemble(dir, "core_wake_math.s"));
+    load(core, kPack, sim_test::assemble(dir, "core_wake_pack.s"));
+    RunOptions options;
+    options.sleepWhileWaiting = true;
+    options.exactWakes = exact;
+    CoreRunResult r = core.run(options);
+    INFO(r.message);
+    REQUIRE(r.stop == CoreStop::Done);
+    CHECK(core.debugLog(kMath) == (exact ? "00000042\n" : "00000104\n"));
+    // Exact: the 60 cycles are the post's wait charged to the store, not a
+    // stall carried to a slice end.
+    CHECK(r.harts[kMath].stallCycles == (exact ? 0u : 254u));
+  }
+}
