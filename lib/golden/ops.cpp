@@ -679,6 +679,18 @@ void detail::preferHeapForLargeTensors() {
 #endif
 }
 
+void accumulateGradient(Tensor& cell, const Tensor& results, DataFormat cellDf) {
+  if (cell.w != 1 || results.z != cell.z || results.r != cell.r || results.c != cell.c)
+    throw GoldenError("gradient accumulation: results " + shapeText(results) + " do not fit the cell " +
+                      shapeText(cell));
+  const size_t n = cell.size();
+  for (int64_t w = 0; w < results.w; ++w) {
+    const float* e = results.data.data() + static_cast<size_t>(w) * n;
+    for (size_t i = 0; i < n; ++i) cell.data[i] += e[i];
+    roundTo(cellDf, cell);
+  }
+}
+
 Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   detail::preferHeapForLargeTensors();
   for (const Tensor& in : inputs) {

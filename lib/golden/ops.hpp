@@ -76,6 +76,12 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs);
 // True when evalOp implements `type` (fused_op is handled by fused.hpp).
 bool isSupportedOpType(const std::string& type);
 
+// A gradient op's ram cell after an execute: each entry of `results` (the
+// op's result per input, as it stands in dest) is added to `cell` in order,
+// and the cell rounded to `cellDf` after every add, as the device packs it.
+// Entries must have the cell's shape (GoldenError otherwise).
+void accumulateGradient(Tensor& cell, const Tensor& results, DataFormat cellDf);
+
 // Element-wise pieces the fused-op executor reuses.
 float unaryScalar(const std::string& type, const netlist::OpAttributes& attrs, float x); // throws GoldenError
 float binaryScalar(const std::string& type, float a, float b);                            // add, subtract, multiply, maximum

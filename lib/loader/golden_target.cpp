@@ -306,14 +306,13 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         // back; our packer adds dest into the L1 cell): the cell is rounded
         // to its format after each add, not once at the end.
         Tensor acc = io.current(q->name);
-        for (int64_t w = 0; w < value.w; ++w) {
-          Tensor e = formats::entryRange(value, w, 1);
+        if (value.w > 0) {
+          const Tensor e = formats::entryRange(value, 0, 1);
           if (!e.sameShape(acc))
             throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " + shapeText(e) +
                                                            " does not match queue '" + q->name + "' entry " + shapeText(acc));
-          for (size_t i = 0; i < acc.size(); ++i) acc.data[i] += e.data[i];
-          formats::quantize(q->df.value, acc);
         }
+        golden::accumulateGradient(acc, value, q->df.value);
         io.write(q->name, std::move(acc));
         continue;
       }

@@ -593,3 +593,28 @@ TEST_CASE("unsupported types and wrong shapes are GoldenErrors naming the op", "
   // Missing input.
   CHECK_THROWS_AS(eval(makeSpec("add", none, 1, 1, 1), {zeros(1, T, T)}), GoldenError);
 }
+
+// Worked by hand, Float16_b (7 mantissa bits, a step of 2^-7 at 1.0, ties away
+// from zero): 1 + 2^-8 is a tie and becomes 1 + 2^-7; adding 2^-8 again gives
+// 1 + 1.5 * 2^-7, a tie again: 1 + 2^-6. Rounded once at the end, the same
+// three inputs give 1 + 2^-7 exactly.
+TEST_CASE("accumulateGradient rounds the cell after every input", "[golden][gradient]") {
+  Tensor cell(1, 1, 32, 32, 0.0f);
+  Tensor results(3, 1, 32, 32, 0.0f);
+  const size_t n = cell.size();
+  for (size_t i = 0; i < n; ++i) {
+    results.data[i] = 1.0f;
+    results.data[n + i] = 0.00390625f;
+    results.data[2 * n + i] = 0.00390625f;
+  }
+  accumulateGradient(cell, results, DataFormat::Float16_b);
+  CHECK(cell.data[0] == 1.015625f);
+  CHECK(cell.data[n - 1] == 1.015625f);
+
+  Tensor wide(1, 1, 32, 32, 0.0f); // a Float32 cell keeps the exact sum
+  accumulateGradient(wide, results, DataFormat::Float32);
+  CHECK(wide.data[5] == 1.0078125f);
+
+  Tensor wrong(1, 1, 32, 64, 0.0f);
+  CHECK_THROWS_AS(accumulateGradient(wrong, results, DataFormat::Float16_b), GoldenError);
+}
