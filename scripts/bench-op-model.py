@@ -23,7 +23,13 @@ by linear regression on silicon sweeps, perf_lib/op_model/README.md):
             + m_k * ublocks * unpack_ublocks_weight
             + m_k * ublocks * u_kt * rt * (1 + ct) * unpack_tiles_weight)
 
-Usage: scripts/bench-op-model.py [--loader PATH] [--timeout S] [--work DIR] [--verbose] NETLIST...
+With --elapsed the loader also writes a trace (`--trace`) and a second table
+compares the op's elapsed cycles per input instead: the median over inputs of
+each core's window (first unpack to last pack, the trace's per-input spans),
+on the op's slowest core. Busy cycles leave out the kernels' own instructions
+and the units' waits for each other; the window does not (but in a pipeline
+it also holds waits for the producer).
+Usage: scripts/bench-op-model.py [--loader PATH] [--timeout S] [--work DIR] [--verbose] [--elapsed] NETLIST...
 Exit 0; netlists that fail or time out are listed and skipped.
 """
 import argparse
@@ -124,9 +130,11 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--work", default="/tmp/bench-op-model")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--elapsed", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     ratios = {}  # (arch, class) -> [ratio]
+    elapsed_ratios = {}  # the same with elapsed cycles (--elapsed)
     skipped = []
     for i, path in enumerate(args.netlists):
         with open(path) as f:
@@ -135,7 +143,10 @@ def main():
         arch = (arch[0] if isinstance(arch, list) else arch).lower()
         arch = "wormhole_b0" if arch.startswith("wormhole") else arch
         report = os.path.join(args.work, "perf%d.json" % i)
+        trace = os.path.join(args.work, "trace%d.json" % i)
         cmd = [args.loader, "run", path, "--build-dir", os.path.join(args.work, "b%d" % i), "--perf-report", report]
+        if args.elapsed:
+            cmd += ["--trace", trace]
         start = time.time()
         try:
             r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=args.timeout)
@@ -149,6 +160,15 @@ def main():
             perf = json.load(f)
         if os.path.exists(report):
             os.remove(report)
+        windows = {}  # op -> core -> [per-input window]
+        if args.elapsed and os.path.exists(trace):
+            with open(trace) as f:
+                events = json.load(f)["traceEvents"]
+            os.remove(trace)
+            for e in events:
+                if e.get("cat") == "input":
+                    a = e["args"]
+                    windows.setdefault(a["core"].rsplit("[", 1)[0], {}).setdefault(a["core"], []).append(a["end"] - a["start"])
         ops = {}
         for gname, g in (nl.get("graphs") or {}).items():
             for name, op in g.items():
@@ -166,15 +186,26 @@ def main():
                 sim = busy / (ep["runs"] * inputs)
                 ratio = sim / est
                 ratios.setdefault((arch, op_class(op["type"])), []).append(ratio)
+                line = "%-12s %-8s %-16s %-40s sim %10.0f est %10.0f ratio %6.2f" % (
+                    arch, op_class(op["type"]), op["type"], o["op"][:40], sim, est, ratio)
+                if o["op"] in windows:
+                    el = max(statistics.median(w) for w in windows[o["op"]].values())
+                    elapsed_ratios.setdefault((arch, op_class(op["type"])), []).append(el / est)
+                    line += " elapsed %10.0f ratio %6.2f" % (el, el / est)
                 if args.verbose:
-                    print("%-12s %-8s %-16s %-40s sim %10.0f est %10.0f ratio %6.2f" %
-                          (arch, op_class(op["type"]), op["type"], o["op"][:40], sim, est, ratio))
+                    print(line)
         if args.verbose:
             print("# %s: %.1f s" % (path, time.time() - start), file=sys.stderr)
     print("%-12s %-8s %5s %8s %8s %8s" % ("arch", "class", "ops", "q1", "median", "q3"))
     for (arch, cls) in sorted(ratios):
         q1, med, q3 = quartiles(ratios[(arch, cls)])
         print("%-12s %-8s %5d %8.2f %8.2f %8.2f" % (arch, cls, len(ratios[(arch, cls)]), q1, med, q3))
+    if args.elapsed:
+        print("elapsed cycles per input (median window, slowest core) / estimate:")
+        print("%-12s %-8s %5s %8s %8s %8s" % ("arch", "class", "ops", "q1", "median", "q3"))
+        for (arch, cls) in sorted(elapsed_ratios):
+            q1, med, q3 = quartiles(elapsed_ratios[(arch, cls)])
+            print("%-12s %-8s %5d %8.2f %8.2f %8.2f" % (arch, cls, len(elapsed_ratios[(arch, cls)]), q1, med, q3))
     for path, why in skipped:
         print("skipped %s (%s)" % (path, why))
     return 0
