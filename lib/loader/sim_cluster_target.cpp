@@ -9,6 +9,7 @@
 // too); after it the written slots go back to the runtime through the
 // producing graph's EpochIo.
 #include "loader/sim_target.hpp"
+#include "loader/ram_writes.hpp"
 
 #include "formats/blocking.hpp"
 #include "netlist/multichip.hpp"
@@ -123,6 +124,13 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
         }
   }
 
+  {
+    std::vector<const netlist::Queue*> r, w;
+    for (const auto& [q, io] : read) r.push_back(q);
+    for (const auto& [q, io] : written) w.push_back(q);
+    if (auto c = viewReadWhileWritten(r, w)) throw fail("sim-unsupported", c->reader->loc, c->message);
+  }
+
   // A queue's buffers: device DRAM of its chip, or host memory (every chip
   // has its window on it; the host reads the producer's chip's).
   const auto isHost = [](const netlist::Queue& q) { return q.location.value == netlist::IoLocation::Host; };
@@ -136,10 +144,13 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
       mems.push_back(&chipOrFail(chipIdOf(q), q.loc, "queue " + quote(q.name)).dram());
     return mems;
   };
-  auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr, bool stay) {
+  auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr, bool stay,
+                        uint32_t wrAutoinc = 0, uint32_t rdAutoinc = 0) {
     sim::QueueHeader h;
+    h.rdAutoinc = rdAutoinc;
     h.rdStay = stay ? 1 : 0;
     h.wrPtr = wr;
+    h.wrAutoinc = wrAutoinc;
     h.slots = static_cast<uint32_t>(q.entries.value);
     for (sim::Dram* mem : memoriesOf(q))
       for (const auto& buf : bufs)
@@ -205,16 +216,30 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
                        " slots: the sim target lays out at most one per slot");
       }
     }
-    setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay);
+    // Input i's entry is in slot i: a ram whose reads step moves one slot per entry (ram_writes.hpp).
+    setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay, 0, ramReadStep(*q, s));
     for (const auto& [mem, pb] : peers) {
       sim::QueueHeader h;
+      h.rdAutoinc = ramReadStep(*q, s);
       h.rdStay = stay ? 1 : 0;
       h.wrPtr = static_cast<uint32_t>(slots);
       h.slots = static_cast<uint32_t>(q->entries.value);
       for (const auto& buf : pb) sim::writeQueueHeader(*mem, buf.channel, buf.address, h);
     }
   }
-  for (const auto& [q, io] : written) setHeaders(*q, buffersOf(*q), 0, false);
+  // A ram written by several inputs: slots 0, g, 2g, ... (ram_writes.hpp).
+  std::map<std::string, RamWrites> ramSlots;
+  for (const auto& [q, io] : written) {
+    if (q->type.value != netlist::IoType::Ram || gradients.count(q->name)) continue;
+    std::string error;
+    std::optional<RamWrites> w = ramWrites(*q, io->settings(q->name), io->inputCount(), error);
+    if (!w) throw fail("sim-unsupported", q->loc, error);
+    ramSlots.emplace(q->name, std::move(*w));
+  }
+  for (const auto& [q, io] : written) {
+    auto r = ramSlots.find(q->name);
+    setHeaders(*q, buffersOf(*q), 0, false, r == ramSlots.end() ? 0 : r->second.autoinc);
+  }
   // A DRAM queue written from another chip without ethernet goes through the
   // writer's PCIe core into its peer window (sim/dram.hpp; docs/cluster.md,
   // "Through the host"): its headers there, and nothing of the launch may
@@ -232,6 +257,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
                          " writes through PCIe in the same epoch");
     sim::QueueHeader h;
     h.slots = static_cast<uint32_t>(q->entries.value);
+    if (auto r = ramSlots.find(q->name); r != ramSlots.end()) h.wrAutoinc = r->second.autoinc;
     for (const auto& b : bufs) sim::writeQueueHeader(cluster_->chip(writer).hostMemory(), b.channel, b.address, h);
     peerWritten.emplace(q->name, std::make_pair(writer, std::move(bufs)));
   }
@@ -397,16 +423,15 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
                        std::to_string(k) + " holds " + std::to_string(c));
     }
     if (gradients.count(q->name)) count = 1;
-    else if (ram && io->inputCount() > 1)
-      throw fail("sim-unsupported", q->loc,
-                 "ram " + quote(q->name) + " is written " + std::to_string(io->inputCount()) +
-                     " times in one epoch: the device rewrites its slot in place, only the last entry is observable");
+    auto rs = ramSlots.find(q->name);
+    if (rs != ramSlots.end()) count = static_cast<uint32_t>(rs->second.slots.size());
     for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t slot = rs != ramSlots.end() ? rs->second.slots[i] : i % entries;
       Tensor e(1, b.t, b.rowTiles() * formats::kTileDim, b.colTiles() * formats::kTileDim);
       std::string error;
       const bool rows = untilized.count(q->name) && bufs.size() == 1;
-      if (rows ? !sim::readUntilizedEntry(mem, bufs[0], i % entries, q->df.value, e, 0, error, b.tile)
-               : !sim::readTensorEntry(mem, bufs, i % entries, b, q->df.value, e, 0, error))
+      if (rows ? !sim::readUntilizedEntry(mem, bufs[0], slot, q->df.value, e, 0, error, b.tile)
+               : !sim::readTensorEntry(mem, bufs, slot, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io->write(q->name, std::move(e));
     }

@@ -1,5 +1,7 @@
 #include "loader/sim_target.hpp"
 
+#include "loader/ram_writes.hpp"
+
 #include "formats/blocking.hpp"
 #include "netlist/text.hpp"
 #include "netlist/shape.hpp"
@@ -288,17 +290,21 @@ void SimTarget::execute(runtime::EpochIo& io) {
       }
   }
 
+  if (auto c = viewReadWhileWritten(read, written)) throw fail("sim-unsupported", c->reader->loc, c->message);
+
   // A queue's buffers are in device DRAM or, for `loc: host`, in host memory
   // (the chip reaches it through its PCIe core; the host reads it directly).
   const auto isHost = [](const netlist::Queue& q) { return q.location.value == netlist::IoLocation::Host; };
   auto memOf = [&](const netlist::Queue& q) -> sim::Dram& { return isHost(q) ? chip_->hostMemory() : chip_->dram(); };
   auto buffersOf = [&](const netlist::Queue& q) { return queueBuffers(q, fail); };
   auto setHeaders = [&](const netlist::Queue& q, const std::vector<sim::QueueBufferLoc>& bufs, uint32_t wr,
-                        bool stay = false) {
+                        bool stay = false, uint32_t wrAutoinc = 0, uint32_t rdAutoinc = 0) {
     sim::QueueHeader h;
     h.rdPtr = 0;
+    h.rdAutoinc = rdAutoinc;
     h.rdStay = stay ? 1 : 0;
     h.wrPtr = wr;
+    h.wrAutoinc = wrAutoinc;
     h.slots = static_cast<uint32_t>(q.entries.value);
     for (const auto& buf : bufs)
       if (!sim::writeQueueHeader(memOf(q), buf.channel, buf.address, h))
@@ -334,9 +340,25 @@ void SimTarget::execute(runtime::EpochIo& io) {
                        ", which has " + std::to_string(entries) + " slots: the sim target lays out at most one per slot");
       }
     }
-    setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay);
+    // Input i's entry is staged in slot i: a ram whose reads step
+    // (global_rdptr_autoinc) has the device step one slot per entry read.
+    setHeaders(*q, bufs, static_cast<uint32_t>(slots), stay, 0, ramReadStep(*q, s));
   }
-  for (const netlist::Queue* q : written) setHeaders(*q, buffersOf(*q), 0);
+  // A ram written by several inputs: the device steps its write pointer by
+  // global_wrptr_autoinc after each entry (the header's wr_autoinc), so the
+  // inputs land in slots 0, g, 2g, ... and are read back from there.
+  std::map<std::string, RamWrites> ramSlots;
+  for (const netlist::Queue* q : written) {
+    if (q->type.value != netlist::IoType::Ram || gradients.count(q->name)) continue;
+    std::string error;
+    std::optional<RamWrites> w = ramWrites(*q, io.settings(q->name), n, error);
+    if (!w) throw fail("sim-unsupported", q->loc, error);
+    ramSlots.emplace(q->name, std::move(*w));
+  }
+  for (const netlist::Queue* q : written) {
+    auto r = ramSlots.find(q->name);
+    setHeaders(*q, buffersOf(*q), 0, false, r == ramSlots.end() ? 0 : r->second.autoinc);
+  }
   // A gradient op's ram: the device's firmware loads the slot wr_ptr names
   // (0) into L1, the kernel adds every input into it and the firmware stores
   // it back, so the slot starts as what the runtime holds (zeroed by `zero`).
@@ -435,17 +457,16 @@ void SimTarget::execute(runtime::EpochIo& io) {
                        std::to_string(k) + " holds " + std::to_string(c));
     }
     if (gradients.count(q->name)) count = 1;  // one accumulated entry, whatever the input count
-    else if (ram && n > 1)
-      throw fail("sim-unsupported", q->loc,
-                 "ram " + quote(q->name) + " is written " + std::to_string(n) +
-                     " times in one epoch: the device rewrites its slot in place, only the last entry is observable");
+    auto rs = ramSlots.find(q->name);
+    if (rs != ramSlots.end()) count = static_cast<uint32_t>(rs->second.slots.size());
     for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t slot = rs != ramSlots.end() ? rs->second.slots[i] : i % entries;
       Tensor e(1, b.t, b.rowTiles() * formats::kTileDim, b.colTiles() * formats::kTileDim);
       std::string error;
       // An untilized queue (one cell, netlist rule untilize-output) holds the entry row-major.
       const bool rows = untilized.count(q->name) && bufs.size() == 1;
-      if (rows ? !sim::readUntilizedEntry(memOf(*q), bufs[0], i % entries, q->df.value, e, 0, error, b.tile)
-               : !sim::readTensorEntry(memOf(*q), bufs, i % entries, b, q->df.value, e, 0, error))
+      if (rows ? !sim::readUntilizedEntry(memOf(*q), bufs[0], slot, q->df.value, e, 0, error, b.tile)
+               : !sim::readTensorEntry(memOf(*q), bufs, slot, b, q->df.value, e, 0, error))
         throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
       io.write(q->name, std::move(e));
     }

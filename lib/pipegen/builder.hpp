@@ -49,6 +49,8 @@ struct BufInfo {
   bool isIntermediate = false;  // intermediate or gradient_op: no pipes, the kernel's own buffer
   bool padding = false;         // Dram: constant tiles, no memory
   bool ramLike = false;         // Dram: no pointer updates (RAM, prologue, epilogue)
+  bool ramStreamed = false;     // Dram: a RAM streamed (not a prologue): each round ends its period, where the
+                                // device steps the read pointer by the header's rd_autoinc
 };
 
 struct Chunk {

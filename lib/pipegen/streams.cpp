@@ -181,6 +181,7 @@ bool Builder::classifyBuffers() {
       // Queues pop a slot per period; prologue copies, padding and RAM buffers are read in place.
       in.padding = b.isPadding;
       in.ramLike = b.dramRamFlag || b.dramBufFlag;
+      in.ramStreamed = b.dramRamFlag && !b.dramBufFlag && !b.isPadding;
       in.popped = b.bufferType == BufferType::DramIo && !b.isPadding && !in.ramLike;
       if (in.padding) continue;
       if (b.dramIoFlagIsRemote) {  // a host queue: host memory channel and address
@@ -1116,7 +1117,7 @@ bool Builder::generate() {
               t.dramIn = static_cast<int>(ch.buf);
               t.periodTiles = in.period;
               t.offset = ch.offset;
-              t.done = in.popped && r + 1 == plan.ppr && plan.lastChunkOf.at(ch.buf) == ci;
+              t.done = (in.popped || in.ramStreamed) && r + 1 == plan.ppr && plan.lastChunkOf.at(ch.buf) == ci;
               t.dst = senderDst;
               t.dest = dest;
               t.destRole = roles;

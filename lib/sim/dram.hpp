@@ -65,12 +65,14 @@ constexpr uint32_t kQueueHeaderBytes = 32;
 
 struct QueueHeader {
   uint32_t rdPtr = 0;      // 0x00 global read pointer (head); the device moves it past a slot every reader has left
-  uint32_t rdAutoinc = 0;  // 0x04 BUDA's global_rdptr_autoinc, kept for the loader; the device ignores it
+  uint32_t rdAutoinc = 0;  // 0x04 BUDA's global_rdptr_autoinc: a ram reader steps its slot by it at each period done
+                           //      (one entry read); queues ignore it
   uint32_t rdStay = 0;     // 0x08 1: readers re-read the slot at rd_ptr for every input and pop nothing
                            //      (the program's rd_ptr_autoinc 0, set by the loader)
   uint32_t reserved1 = 0;  // 0x0C
   uint32_t wrPtr = 0;      // 0x10 global write pointer (tail); the device moves it after writing a whole slot
-  uint32_t wrAutoinc = 0;  // 0x14 BUDA's global_wrptr_autoinc, kept for the loader; the device ignores it
+  uint32_t wrAutoinc = 0;  // 0x14 BUDA's global_wrptr_autoinc: a ram writer steps wr_ptr by it after each entry
+                           //      (0: the slot is rewritten in place); queues ignore it
   uint32_t slots = 0;      // 0x18 E; 0 = take dram_buf_size_q_slots from the blob
   uint32_t reserved2 = 0;  // 0x1C
 };

@@ -378,6 +378,7 @@ StreamEngine::DramCursor* StreamEngine::cursorFor(Stream& s, const StreamPhase& 
   if (cur->reader) {
     cur->startPtr = wrapPointer(h.rdPtr, cur->slots);
     cur->stay = h.rdStay != 0;
+    cur->ramStep = h.rdAutoinc;
     cur->totalReaders = std::max<uint32_t>(1, p.dramTotalReaders);
     readers_[std::make_tuple(loc->host, loc->channel, loc->address)].cursors.push_back(cur.get());
   }
@@ -440,6 +441,9 @@ void StreamEngine::completePhase(Stream& s) {
     if (p.srcPeriodDone) r.periodBase += p.srcPeriodTiles;
   }
   if (p.srcPeriodDone && p.srcPeriodTiles > 0) {
+    // A ram's read pointer steps by its header's rd_autoinc (BUDA's
+    // global_rdptr_autoinc) per entry read; a queue's reader moves one slot.
+    if (p.dramInput && s.cursor && s.cursor->ram) s.cursor->ramSlot += s.cursor->ramStep;
     if (p.dramInput && s.cursor) moveReaderPast(s, *s.cursor);
   }
   s.entered = false;
@@ -603,7 +607,10 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     counters_.dramReadBytes += r.msgSize;
     noteTransfer(s, TransferKind::DramRead, t0, arrival, r.msgSize);
     touch(s, t0);
-    if (!windowed && ++cur.tile == cur.tilesPerEntry) moveReaderPast(s, cur);
+    if (!windowed && ++cur.tile == cur.tilesPerEntry) {
+      if (cur.ram) ++cur.ramSlot;  // without periods a ram reader walks its slots
+      moveReaderPast(s, cur);
+    }
     moved = true;
   }
   return moved;
@@ -718,9 +725,12 @@ bool StreamEngine::stepDramWrite(Stream& s, uint64_t until) {
     if (++cur.tile == cur.tilesPerEntry) {
       cur.tile = 0;
       ++cur.entry;
-      if (!cur.ram) {  // a ram's slot is rewritten in place
-        QueueHeader h = readQueueHeader(mem, ch, cur.loc.address);
-        h.wrPtr = wrapPointer(uint64_t{cur.entryPtr} + 1, cur.slots);
+      // A queue's tail moves one slot per entry; a ram's by its header's
+      // wr_autoinc (global_wrptr_autoinc), 0 rewriting its slot in place.
+      QueueHeader h = readQueueHeader(mem, ch, cur.loc.address);
+      const uint32_t step = cur.ram ? h.wrAutoinc : 1;
+      if (step != 0) {
+        h.wrPtr = wrapPointer(uint64_t{cur.entryPtr} + step, cur.slots);
         writeQueueHeader(mem, ch, cur.loc.address, h);
       }
     }
@@ -863,7 +873,10 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
       ++counters_.dramReadTiles;
       ++counters_.prologueTiles;
       counters_.dramReadBytes += r.msgSize;
-      if (!windowed && ++cur.tile == cur.tilesPerEntry) moveReaderPast(s, cur);
+      if (!windowed && ++cur.tile == cur.tilesPerEntry) {
+        if (cur.ram) ++cur.ramSlot;  // without periods a ram reader walks its slots
+        moveReaderPast(s, cur);
+      }
     }
     if (phaseComplete(s)) completePhase(s);
   }

@@ -101,7 +101,9 @@ struct StreamEngine::DramCursor {
   uint32_t tile = 0;      // FIFO: tile within the current slot
   uint32_t startPtr = 0;  // reader: pointer of the first slot (the rd pointer when it started)
   bool stay = false;      // reader: every input reads the slot at startPtr, nothing is popped (header rd_stay)
-  uint32_t readPtr() const { return wrapPointer(uint64_t{startPtr} + (stay ? 0 : entry), slots); }
+  uint64_t ramSlot = 0;   // reader of a ram: slots its read pointer has stepped (rd_autoinc per period done)
+  uint32_t ramStep = 0;   // reader of a ram: the header's rd_autoinc
+  uint32_t readPtr() const { return wrapPointer(uint64_t{startPtr} + (stay ? 0 : ram ? ramSlot : entry), slots); }
   uint32_t totalReaders = 1;
   uint64_t checked = ~uint64_t{0};  // reader: the last entry found written
   uint32_t entryPtr = 0;  // writer: pointer of the entry being written
