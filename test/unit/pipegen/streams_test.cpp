@@ -751,3 +751,36 @@ TEST_CASE("chunk lists (the default) fold a transposed read into one phase", "[p
   // DRAM transfers stay within a chunk: 1 tile, not the phase's 4.
   CHECK(d->phases[0].dramChunkTiles == 1);
 }
+
+TEST_CASE("send order: two packers, two readers gathering them in crossed orders", "[pipegen][streams][order]") {
+  // P (buffer 100, core [0, 0]) and Q (110, [0, 1]), one-tile buffers with
+  // 4-tile periods (so each keeps one stream for both readers). Reader A
+  // takes P's tile 1, Q's 0, P's 3, Q's 2; reader B takes Q's tile 1, P's 0,
+  // Q's 3, P's 2. By tile offset P would serve B first (tile 0) and Q would
+  // serve A first: A waits for P, P for B, B for Q, Q for A (a hang). By the
+  // readers' clock each packer first serves the reader that takes its tile
+  // first in its input: P serves A, Q serves B.
+  const std::string kScatter4 = "  is_scatter: 1\n  replicate: 4\n";
+  Run r = run(packer(100, 0, 0, 1, 1, 8, kScatter4) + packer(110, 0, 1, 1, 1, 8, kScatter4) +
+                  unpacker(200, 1, 0, 0, 2, 16) + unpacker(201, 1, 1, 0, 2, 16) +
+                  pipeDoc(300, "[101, 110, 103, 112]", "[200]") + pipeDoc(301, "[111, 100, 113, 102]", "[201]"),
+              chunkPerPhase());
+  INFO(r.messages());
+  REQUIRE(r.gen);
+  const auto* p = stream(r, 1, 1, 24);
+  const auto* q = stream(r, 1, 2, 24);
+  REQUIRE(p);
+  REQUIRE(q);
+  REQUIRE(p->phases.size() == 4);
+  REQUIRE(q->phases.size() == 4);
+  // A is [1, 0] (NOC 2-1), B is [1, 1] (NOC 2-2); their operand-0 streams.
+  const std::vector<blob::StreamName> a{sn(2, 1, 8)}, b{sn(2, 2, 8)};
+  CHECK(p->phases[0].dest == a);
+  CHECK(p->phases[0].srcTileOffset == 1);
+  CHECK(p->phases[1].dest == b);
+  CHECK(p->phases[1].srcTileOffset == 0);
+  CHECK(q->phases[0].dest == b);
+  CHECK(q->phases[0].srcTileOffset == 1);
+  CHECK(q->phases[1].dest == a);
+  CHECK(q->phases[1].srcTileOffset == 0);
+}
