@@ -315,6 +315,25 @@ TESSERA_BFP_BLOCKS(quantizeBfp2Blocks, 1, -15, 16)
 #undef TESSERA_BFP_BLOCKS
 
 
+// The small-float roundings, integer selects only: also built for AVX-512
+// and AVX2 (16 or 8 lanes instead of SSE2's 4), the same bits on each. The
+// simulator rounds every tile it writes to dest through here (a dest tile
+// is in L1 cache: the width pays there, unlike on whole golden tensors).
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__gnu_linux__)
+#define TESSERA_WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TESSERA_WIDE_CLONES
+#endif
+#define TESSERA_QUANTIZE_SMALL(name, Format) \
+  TESSERA_WIDE_CLONES void name(float* values, size_t n) { Format::quantizeAll(std::span<float>(values, n)); }
+TESSERA_QUANTIZE_SMALL(quantizeF32, F32)
+TESSERA_QUANTIZE_SMALL(quantizeF16, F16)
+TESSERA_QUANTIZE_SMALL(quantizeBF16, BF16)
+TESSERA_QUANTIZE_SMALL(quantizeLF8, LF8)
+TESSERA_QUANTIZE_SMALL(quantizeFP8E4M3, FP8E4M3)
+#undef TESSERA_QUANTIZE_SMALL
+#undef TESSERA_WIDE_CLONES
+
 void quantizeBfp(DataFormat df, float* values, size_t n) {
   const BfpSpec s = bfpSpec(df);
   const size_t whole = n / kBfpBlock;
@@ -488,38 +507,27 @@ void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* 
   constexpr unsigned kBits = MagBits + 1, kPerByte = 8 / kBits, kCodeMask = (1u << kBits) - 1;
   constexpr unsigned kMagMaskBits = (1u << MagBits) - 1;
   constexpr float kPerUnit = 1.0f / static_cast<float>(1u << (MagBits - 1));
-  // Every code's signed magnitude: (-m) x unit is exactly -(m x unit), so a
-  // block whose unit is normal and finite (no product falls below FLT_MIN
-  // but 0, none is a NaN whose sign the negation would flip)
-  // needs one multiply per value.
-  static const std::array<float, kCodeMask + 1> kSigned = [] {
-    std::array<float, kCodeMask + 1> t{};
-    for (unsigned code = 0; code <= kCodeMask; ++code) {
-      const float m = static_cast<float>(code & kMagMaskBits);
-      t[code] = (code >> MagBits) & 1u ? -m : m;
-    }
-    return t;
-  }();
+  // A block whose unit is normal and finite needs one multiply per value:
+  // (-m) x unit is exactly -(m x unit), no product but 0 falls below
+  // FLT_MIN, none is a NaN whose sign the negation would flip.
   for (size_t block = 0; block < kExponentBytes; ++block) {
     const float unit = floatOf(static_cast<uint32_t>(exponents[block] - s.expBias + 127) << 23) * kPerUnit;
     // A block is one face row: 16 consecutive values of the row-major tile.
     float* out = rowMajor.data() + kFaceOrder[block * kBfpBlock];
     if (unit >= std::numeric_limits<float>::min() && unit <= std::numeric_limits<float>::max()) {
-      if constexpr (MagBits == 7) {
-        // One code per byte: the signed magnitude without the table (the
-        // sign bit or-ed onto the magnitude's float), so the loop vectorizes.
-        const uint8_t* codes = data + block * kBfpBlock;
-        for (size_t i = 0; i < kBfpBlock; ++i) {
-          const uint32_t code = codes[i];
-          const uint32_t m = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(code & 0x7Fu)));
-          out[i] = std::bit_cast<float>(m | ((code & 0x80u) << 24)) * unit;
-        }
-        continue;
-      }
+      // The signed magnitude without the table (the sign bit or-ed onto
+      // the magnitude's float, -0.0 included), through local copies in and
+      // out (no aliasing for -O2's cost model to check at run time): the
+      // loop vectorizes.
+      uint8_t raw[kBfpBlock / kPerByte];
+      std::memcpy(raw, data + block * kBfpBlock / kPerByte, sizeof raw);
+      float values[kBfpBlock];
       for (size_t i = 0; i < kBfpBlock; ++i) {
-        const size_t v = block * kBfpBlock + i;
-        out[i] = kSigned[(data[v / kPerByte] >> ((v % kPerByte) * kBits)) & kCodeMask] * unit;
+        const uint32_t code = (raw[i / kPerByte] >> ((i % kPerByte) * kBits)) & kCodeMask;
+        const uint32_t m = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(code & kMagMaskBits)));
+        values[i] = std::bit_cast<float>(m | (((code >> MagBits) & 1u) << 31)) * unit;
       }
+      std::memcpy(out, values, sizeof values);
       continue;
     }
     for (size_t i = 0; i < kBfpBlock; ++i) {
@@ -586,11 +594,11 @@ void quantize(DataFormat df, std::span<float> values) {
     return;
   }
   switch (df) {
-  case DataFormat::Float32: F32::quantizeAll(values); return;
-  case DataFormat::Float16: F16::quantizeAll(values); return;
-  case DataFormat::Float16_b: BF16::quantizeAll(values); return;
-  case DataFormat::Lf8: LF8::quantizeAll(values); return;
-  case DataFormat::Fp8_e4m3: FP8E4M3::quantizeAll(values); return;
+  case DataFormat::Float32: quantizeF32(values.data(), values.size()); return;
+  case DataFormat::Float16: quantizeF16(values.data(), values.size()); return;
+  case DataFormat::Float16_b: quantizeBF16(values.data(), values.size()); return;
+  case DataFormat::Lf8: quantizeLF8(values.data(), values.size()); return;
+  case DataFormat::Fp8_e4m3: quantizeFP8E4M3(values.data(), values.size()); return;
   default: break;
   }
   if (isIntLike(df)) {

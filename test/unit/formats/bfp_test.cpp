@@ -151,32 +151,42 @@ TEST_CASE("Bfp: zero and denormal blocks", "[formats][bfp]") {
   for (float v : zeros) CHECK(std::bit_cast<uint32_t>(v) == 0u); // +0 everywhere, denormal flushed
 }
 
-// unpackTile of Bfp8_b bytes against the definition above, for every code
-// (sign bit 7, magnitude m in bits 0-6) under every exponent byte 0..254
-// (unbiased E = byte - 127): sign * m * 2^(E-6), worked in double, zero
-// (keeping the sign) below the smallest normal float. Byte 255 (inf/NaN
-// units) is left out.
-TEST_CASE("Bfp8_b tile unpack: every code under every exponent", "[formats][bfp]") {
-  const size_t bytes = tileBytes(DataFormat::Bfp8_b);
-  size_t wrong = 0;
-  for (unsigned codeBase = 0; codeBase < 256; codeBase += 16)
-    for (unsigned expBase = 0; expBase < 255; expBase += 64) {
-      std::vector<uint8_t> tile(bytes, 0);
-      for (unsigned b = 0; b < 64; ++b) tile[kTileHeaderBytes + b] = static_cast<uint8_t>(std::min(expBase + b, 254u));
-      for (unsigned v = 0; v < 1024; ++v) tile[kTileHeaderBytes + 64 + v] = static_cast<uint8_t>(codeBase + v % 16);
-      std::array<float, 1024> out{};
-      unpackTile(DataFormat::Bfp8_b, tile, out);
-      for (unsigned v = 0; v < 1024; ++v) {
-        // Storage order: faces f0 f1 / f2 f3 of 16x16, row-major inside.
-        const unsigned face = v / 256, r = v % 256 / 16, c = v % 16;
-        const unsigned rowMajor = (face / 2 * 16 + r) * 32 + face % 2 * 16 + c;
-        const unsigned code = codeBase + v % 16, e = std::min(expBase + v / 16, 254u);
-        double x = static_cast<double>(code & 0x7F) * std::ldexp(1.0, static_cast<int>(e) - 127 - 6);
-        if (x < static_cast<double>(std::numeric_limits<float>::min())) x = 0.0;
-        const float want = (code & 0x80) ? -static_cast<float>(x) : static_cast<float>(x);
-        if (std::bit_cast<uint32_t>(out[rowMajor]) != std::bit_cast<uint32_t>(want) && ++wrong <= 3)
-          FAIL_CHECK("code " << code << " exponent byte " << e << ": got " << out[rowMajor] << ", want " << want);
+// unpackTile of Bfp8_b, Bfp4_b and Bfp2_b bytes against the definition
+// above, for every code (sign bit above the magnitude m) under every exponent
+// byte 0..254 (unbiased E = byte - 127): sign * m * 2^(E-(magnitude bits-1)),
+// worked in double, zero (keeping the sign) below the smallest normal float.
+// Codes fill each byte from its lowest bits. Byte 255 (inf/NaN units) is left out.
+TEST_CASE("Bfp _b tile unpack: every code under every exponent", "[formats][bfp]") {
+  struct Case {
+    DataFormat df;
+    unsigned magBits;
+  };
+  for (const Case c : {Case{DataFormat::Bfp8_b, 7}, Case{DataFormat::Bfp4_b, 3}, Case{DataFormat::Bfp2_b, 1}}) {
+    INFO(tessera::netlist::dataFormatName(c.df));
+    const unsigned bits = c.magBits + 1, perByte = 8 / bits, codes = 1u << bits;
+    size_t wrong = 0;
+    for (unsigned codeBase = 0; codeBase < codes; codeBase += 16)
+      for (unsigned expBase = 0; expBase < 255; expBase += 64) {
+        std::vector<uint8_t> tile(tileBytes(c.df), 0);
+        for (unsigned b = 0; b < 64; ++b) tile[kTileHeaderBytes + b] = static_cast<uint8_t>(std::min(expBase + b, 254u));
+        auto codeOf = [&](unsigned v) { return (codeBase + v % 16 + v / 16 % 16) % codes; };
+        for (unsigned v = 0; v < 1024; ++v)
+          tile[kTileHeaderBytes + 64 + v / perByte] |= static_cast<uint8_t>(codeOf(v) << (v % perByte * bits));
+        std::array<float, 1024> out{};
+        unpackTile(c.df, tile, out);
+        for (unsigned v = 0; v < 1024; ++v) {
+          // Storage order: faces f0 f1 / f2 f3 of 16x16, row-major inside.
+          const unsigned face = v / 256, r = v % 256 / 16, col = v % 16;
+          const unsigned rowMajor = (face / 2 * 16 + r) * 32 + face % 2 * 16 + col;
+          const unsigned code = codeOf(v), e = std::min(expBase + v / 16, 254u);
+          double x = static_cast<double>(code & ((1u << c.magBits) - 1)) *
+                     std::ldexp(1.0, static_cast<int>(e) - 127 - static_cast<int>(c.magBits - 1));
+          if (x < static_cast<double>(std::numeric_limits<float>::min())) x = 0.0;
+          const float want = (code >> c.magBits) & 1 ? -static_cast<float>(x) : static_cast<float>(x);
+          if (std::bit_cast<uint32_t>(out[rowMajor]) != std::bit_cast<uint32_t>(want) && ++wrong <= 3)
+            FAIL_CHECK("code " << code << " exponent byte " << e << ": got " << out[rowMajor] << ", want " << want);
+        }
       }
-    }
-  CHECK(wrong == 0);
+    CHECK(wrong == 0);
+  }
 }
