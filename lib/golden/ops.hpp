@@ -51,6 +51,10 @@ struct OpSpec {
   // false: return the math result unrounded (no dest, no out_df rounding);
   // for callers that round it themselves (matmul parts of depthwise/sparse).
   bool roundOutput = true;
+  // Per input: true when the caller knows every value is already in that
+  // input's in_df (a queue entry checked once, a producer's out_df), so
+  // evalOp skips its pass over it. Missing entries: checked.
+  std::vector<bool> inputsInDf;
 
   int64_t rowTiles() const { return grid.r * mblock.r * ublock.r; }
   int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }
