@@ -134,17 +134,25 @@ template <int ExpBits, int ManBits, int Bias, Specials Kind> struct MiniFloat {
     for (size_t i = whole; i < n; ++i) p[i] = floatOf(roundSelect(bitsOf(p[i])));
   }
   // True when quantizeAll would change no bit; reads only.
-  static bool allRounded(std::span<const float> values) {
+  [[gnu::always_inline]] static bool allRounded(std::span<const float> values) {
     const float* p = values.data();
     const size_t n = values.size(), whole = n - n % 16;
     constexpr size_t kCheckEvery = 1024; // stop early, but not per run of 16
-    uint32_t diff = 0;
+    // Differences are collected per lane (a vector register) and folded only
+    // every kCheckEvery values.
+    uint32_t lanes[16] = {};
     for (size_t base = 0; base < whole; base += 16) {
       uint32_t bits[16];
       std::memcpy(bits, p + base, sizeof bits);
-      for (size_t j = 0; j < 16; ++j) diff |= roundSelect(bits[j]) ^ bits[j];
-      if ((base + 16) % kCheckEvery == 0 && diff != 0) return false;
+      for (size_t j = 0; j < 16; ++j) lanes[j] |= roundSelect(bits[j]) ^ bits[j];
+      if ((base + 16) % kCheckEvery == 0) {
+        uint32_t any = 0;
+        for (uint32_t l : lanes) any |= l;
+        if (any != 0) return false;
+      }
     }
+    uint32_t diff = 0;
+    for (uint32_t l : lanes) diff |= l;
     for (size_t i = whole; i < n; ++i) diff |= roundSelect(bitsOf(p[i])) ^ bitsOf(p[i]);
     return diff == 0;
   }
@@ -585,7 +593,7 @@ float roundToFormat(DataFormat df, float v) {
   return v;
 }
 
-void quantize(DataFormat df, std::span<float> values) {
+TESSERA_SIMD_CLONES void quantize(DataFormat df, std::span<float> values) {
   if (isBfpFormat(df)) {
     if (values.size() % kBfpBlock != 0)
       throw std::invalid_argument("quantize: " + std::string(netlist::dataFormatName(df)) + " needs a multiple of " +
@@ -610,7 +618,10 @@ void quantize(DataFormat df, std::span<float> values) {
   throw std::invalid_argument("quantize: unknown data format");
 }
 
-bool isQuantized(DataFormat df, std::span<const float> values) {
+// The float-format loops are integer selects: an AVX2 clone runs twice the
+// lanes per instruction with the same bits (where the data is in cache; a
+// whole-tensor pass is memory-bound either way).
+TESSERA_SIMD_CLONES bool isQuantized(DataFormat df, std::span<const float> values) {
   switch (df) {
   case DataFormat::Float32: return F32::allRounded(values);
   case DataFormat::Float16: return F16::allRounded(values);

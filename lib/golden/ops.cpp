@@ -506,28 +506,39 @@ SpecialFn specialOpFor(const std::string& type) {
   return nullptr;
 }
 
-Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Tensor> inputs) {
+// `roundDest`: also round the result to the dest format (what evalOp would
+// do next), a cache-sized chunk at a time while it is still in cache; then
+// `destRounded` is set.
+Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Tensor> inputs, bool roundDest,
+                         bool& destRounded) {
   requireInputs(spec, inputs, 2);
   const Tensor& a = inputs[0];
   const Tensor& b = inputs[1];
   if (!a.sameShape(b)) fail(spec, "input shapes differ: " + shapeText(a) + " vs " + shapeText(b));
   Tensor out(a.w, a.z, a.r, a.c);
+  const DataFormat dest = destFormatOf(spec.accDf);
   // One loop per operation, in fixed runs of 16 through local copies: the
   // form -O2 vectorizes (the per-value operation is the same).
   auto each = [&](auto fn) {
-    const size_t n = out.data.size();
-    const float* pa = a.data.data();
-    const float* pb = b.data.data();
-    float* po = out.data.data();
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      float x[16], y[16], z[16];
-      std::memcpy(x, pa + i, sizeof x);
-      std::memcpy(y, pb + i, sizeof y);
-      for (size_t j = 0; j < 16; ++j) z[j] = fn(x[j], y[j]);
-      std::memcpy(po + i, z, sizeof z);
+    constexpr size_t kChunk = 4096; // 16 KB: stays in L1 until rounded
+    const size_t total = out.data.size();
+    for (size_t start = 0; start < total; start += kChunk) {
+      const size_t n = std::min(kChunk, total - start);
+      const float* pa = a.data.data() + start;
+      const float* pb = b.data.data() + start;
+      float* po = out.data.data() + start;
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        float x[16], y[16], z[16];
+        std::memcpy(x, pa + i, sizeof x);
+        std::memcpy(y, pb + i, sizeof y);
+        for (size_t j = 0; j < 16; ++j) z[j] = fn(x[j], y[j]);
+        std::memcpy(po + i, z, sizeof z);
+      }
+      for (; i < n; ++i) po[i] = fn(pa[i], pb[i]);
+      if (roundDest) roundTo(dest, std::span<float>(po, n));
     }
-    for (; i < n; ++i) po[i] = fn(pa[i], pb[i]);
+    destRounded = roundDest;
   };
   switch (kind) {
   case BinaryKind::Multiply: {
@@ -571,7 +582,9 @@ bool resultInDest(const std::string& type) {
   return type == "reduce" || binaryKindOf(type) || unaryKindOf(type);
 }
 
-Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
+// `destRounded`: set when the op has already rounded its result to the dest
+// format (evalOp then skips that pass).
+Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs, bool& destRounded) {
   const std::string& type = spec.type;
   if (type == "matmul") {
     // evalOp has rounded the inputs (compute's only caller).
@@ -582,7 +595,8 @@ Tensor compute(const OpSpec& spec, std::span<const Tensor> inputs) {
     requireInputs(spec, inputs, 1);
     return evalReduce(spec, inputs[0]);
   }
-  if (std::optional<BinaryKind> kind = binaryKindOf(type)) return evalEltwiseBinary(spec, *kind, inputs);
+  if (std::optional<BinaryKind> kind = binaryKindOf(type))
+    return evalEltwiseBinary(spec, *kind, inputs, spec.roundOutput, destRounded);
   if (unaryKindOf(type)) {
     try {
       return evalEltwiseUnary(spec, makeUnary(type, attrsOf(spec)), inputs);
@@ -725,7 +739,8 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
     }
   }
 
-  Tensor out = compute(spec, inputs);
+  bool destRounded = false;
+  Tensor out = compute(spec, inputs, destRounded);
 
   const int64_t w = inputs.empty() ? 1 : inputs[0].w;
   if (out.w != w || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
@@ -738,12 +753,18 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   // relu to the dest value and converts to out_df: a value just below the
   // relu threshold that rounds up to it in dest is kept, and a Bfp out_df
   // rounds values that dest rounded already.
-  if (spec.roundOutput && resultInDest(spec.type)) roundTo(destFormatOf(spec.accDf), out);
+  const DataFormat dest = destFormatOf(spec.accDf);
+  const bool inDest = spec.roundOutput && resultInDest(spec.type);
+  if (inDest && !destRounded) roundTo(dest, out);
   applyRelu(attrs, out);
   if (spec.roundOutput) {
     // A requantizing matmul always packs Int8, whatever out_df says.
     const bool requant = spec.type == "matmul" && boolAttr(attrs, "requant");
-    roundTo(requant ? DataFormat::Int8 : spec.outDf, out);
+    const DataFormat packed = requant ? DataFormat::Int8 : spec.outDf;
+    // Rounding to a float format is idempotent: when out_df is the dest
+    // format just rounded to, and relu moved no value, the pass is skipped.
+    const bool rounded = inDest && !attrs.relu.value && packed == dest && !netlist::isIntegerFormat(dest);
+    if (!rounded) roundTo(packed, out);
   }
   return out;
 }

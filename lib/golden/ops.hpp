@@ -55,9 +55,16 @@ struct OpSpec {
   // values inside a tile (unpackedOperand, tm.hpp): not rounded again.
   // Empty: every input with an in_df is rounded.
   std::vector<bool> inputRounded;
+  // Per input: true when the caller knows every value is already in that
+  // input's in_df (a queue entry checked once, a producer's out_df), so
+  // evalOp skips its pass over it. Missing entries: checked.
+  std::vector<bool> inputsInDf;
 
-  // Whether the model rounds input i to inDf[i].
-  bool roundsInput(size_t i) const { return i < inDf.size() && !(i < inputRounded.size() && inputRounded[i]); }
+  // Whether the model rounds (or checks) input i to inDf[i].
+  bool roundsInput(size_t i) const {
+    return i < inDf.size() && !(i < inputRounded.size() && inputRounded[i]) &&
+           !(i < inputsInDf.size() && inputsInDf[i]);
+  }
 
   int64_t rowTiles() const { return grid.r * mblock.r * ublock.r; }
   int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }

@@ -195,11 +195,25 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     std::vector<Tensor> inputs;
     inputs.reserve(op.inputs.size());
     std::vector<bool> inputRounded(op.inputs.size(), false);
+    // Inputs known to be in their in_df already: evalOp then skips its check.
+    // Only for the float formats, where rounding is per value, so TMs (which
+    // move values, and pad with zeros) keep it; Bfp blocks would regroup.
+    std::vector<bool> inDfKnown(op.inputs.size(), false);
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const auto& operand = op.inputs[k];
       const std::optional<OpRef>& src = sources[at.graph][at.op][k];
+      const netlist::DataFormat inDf = k < op.inDf.size() ? op.inDf[k].value : netlist::DataFormat::Float32;
+      const bool floatInDf = k < op.inDf.size() && (inDf == netlist::DataFormat::Float32 ||
+                                                    inDf == netlist::DataFormat::Float16 ||
+                                                    inDf == netlist::DataFormat::Float16_b);
       Tensor value;
       if (src) {
+        // evalOp rounded the producer's result to its out_df (a requantizing
+        // matmul packs Int8 instead).
+        const netlist::Op& producerOp = graphs[src->graph]->ops[src->op];
+        const netlist::Attribute* requant = producerOp.attributes.find("requant");
+        inDfKnown[k] = floatInDf && producerOp.outDf.value == inDf &&
+                       !(requant && requant->value.is_boolean() && requant->value.get<bool>());
         std::optional<Tensor>& r = results[src->graph][src->op];
         if (!r) // the order puts producers first; only a bug gets here
           throw RuntimeError("internal", operand.loc, "op '" + op.name + "' reads '" + operand.name + "' before it ran");
@@ -223,9 +237,15 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
                                  "', which this execute does not launch with it: execute the graphs of one temporal "
                                  "epoch one after another, with no other instruction between them");
         // Each entry is copied straight into place (one copy, not two:
-        // w-stacked weights are input_count copies of one ram entry).
+        // w-stacked weights are input_count copies of one ram entry), and
+        // checked against in_df once per distinct entry (a ram read n times is
+        // checked once, not n times by evalOp).
+        bool checked = floatInDf;
+        const Tensor* last = nullptr;
         for (int64_t i = 0; i < n; ++i) {
           const Tensor& e = io.read(operand.name, i);
+          if (checked && &e != last) checked = formats::isQuantized(inDf, e.data);
+          last = &e;
           if (i == 0) {
             value = Tensor(n * e.w, e.z, e.r, e.c);
             value.rawBits = e.rawBits;
@@ -239,6 +259,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
           std::copy(e.data.begin(), e.data.end(), value.data.begin() + static_cast<std::ptrdiff_t>(i) * static_cast<std::ptrdiff_t>(e.data.size()));
         }
         if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
+        inDfKnown[k] = checked;
       }
       try {
         std::optional<netlist::DataFormat> inDf;
@@ -259,6 +280,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     // ram cell (below): keep the dest value, round to out_df afterwards.
     const bool gradient = op.gradientOp.value && !netlist::isIntegerFormat(spec.outDf);
     if (gradient) spec.outDf = netlist::DataFormat::Float32;
+    spec.inputsInDf = inDfKnown;
     Tensor out;
     auto started = std::chrono::steady_clock::now();
     try {
