@@ -487,12 +487,7 @@ private:
       m.param = *p;
       m.approximate = a.approximateMode.present() && a.approximateMode.value;
     }
-    // A gradient op adds each partial sum into its gradient block in place
-    // (pack l1 accumulate), as BUDA shares the gradient buffer with the
-    // partial sums: no spill operand. Not when something is applied to the
-    // whole sum (sfpu_op, quantization): that needs the sum in dest.
-    const bool inPlace = op_.gradientOp.value && !m.sfpu && m.quant == 0;
-    m.spill = (m.mK > 1 || m.accumulateZ > 1) && !inPlace;
+    m.spill = m.mK > 1 || m.accumulateZ > 1;
     const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
     const int64_t tIn = op_.t.value * m.accumulateZ;
     // in0: per m_k block, the mblock's rows of ublocks [ublock rows x u_kt];
@@ -655,7 +650,7 @@ private:
                                                " columns (input 0's blocks span the whole width)");
     if (!checkInputTms(false, false, false)) return std::nullopt;
     dw.mK = a.mK.value;
-    dw.spill = dw.mK > 1 && !op_.gradientOp.value; // gradient: partial sums added in place, as matmul
+    dw.spill = dw.mK > 1;
     const Dim2 mb = op_.mblock.value, ub = op_.ublock.value;
     // in0: the m_k output-shaped blocks one after the other (ublocks column
     // by column, so a block's ublocks are consecutive); in1: per block, one

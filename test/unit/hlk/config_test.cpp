@@ -146,37 +146,6 @@ TEST_CASE("binary op: tile_broadcast of input 1; transpose on binary input 1 is 
   CHECK(contains(d.message, "op 'sub0' in graph 'g' (subtract): a transpose TM on input 1 is not supported by net2hlks yet"));
 }
 
-TEST_CASE("matmul gradient_op: partial sums in the gradient block, no spill operand", "[hlk]") {
-  // m_k 2: a plain matmul spills between the blocks; a gradient op adds each
-  // block into its gradient block in place (BUDA's shared gradient buffer),
-  // unless an sfpu_op needs the whole sum in dest.
-  auto text = [](const std::string& attrs) {
-    return netlistText(queue("a", "HOST", "t: 1, mblock: [1, 2], ublock: [1, 1]", "Float16_b", 1) +
-                           queue("w", "HOST", "t: 1, mblock: [2, 1], ublock: [1, 1]", "Float16_b", 2) +
-                           "  g: {type: ram, input: mm, entries: 1, grid_size: [1, 1], t: 1, mblock: [1, 1], ublock: [1, 1], "
-                           "df: Float16_b, target_device: 0, loc: dram, dram: [[0, 0x03000000]]}\n",
-                       "    mm: {type: matmul, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a, w], gradient_op: true, "
-                       "in_df: [Float16_b, Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
-                       "math_fidelity: HiFi4, t: 1, mblock: [1, 1], ublock: [1, 1], ublock_order: r, "
-                       "attributes: {m_k: 2, u_kt: 1" + attrs + "}}\n");
-  };
-  auto l = load(text(""));
-  auto c = configure(l, "mm");
-  REQUIRE(c->config);
-  CHECK(c->config->common.gradient);
-  CHECK_FALSE(c->config->matmul.spill);
-  for (const auto& o : c->config->operands) CHECK(o.role != OperandRole::Spill);
-  KernelText k = renderKernel(*c->config);
-  CHECK(contains(k.argsHeader, "constexpr bool kSpill = false;"));
-  CHECK(contains(k.source, "pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);"));
-
-  auto ls = load(text(", sfpu_op: gelu"));
-  auto cs = configure(ls, "mm");
-  REQUIRE(cs->config);
-  CHECK(cs->config->matmul.spill);
-  CHECK(operand(*cs->config, 24).role == OperandRole::Spill);
-}
-
 TEST_CASE("matmul: m_k/u_kt blocks, spill, bias, relu, transpose of input 1", "[hlk]") {
   // Output 4x2 tiles (mblock [2, 2] x ublock [2, 1]); inner dimension
   // m_k * u_kt = 2 * 3 = 6 tiles. Input 1 is 2x6 tiles before its transpose.
