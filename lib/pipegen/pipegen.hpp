@@ -97,7 +97,7 @@ std::optional<Generated> generateBlob(const pipe::PipegenYaml& doc, const SocDes
                                       const GenerateOptions& options = {});
 
 // NOC address of a DRAM buffer: ((y << 6 | x) << 32) | addr, (x, y) the NOC
-// coordinates of DRAM channel `chan` (subchannel `sub`) of the descriptor.
+// coordinates of the DRAM channel's (or PCIe core's) endpoint.
 uint64_t dramNocAddress(int x, int y, uint64_t addr);
 
 // Host memory (`dram_io_flag_is_remote: 1`, a `loc: host` queue) as the chip
