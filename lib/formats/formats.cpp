@@ -686,7 +686,19 @@ void packTile(DataFormat df, std::span<const float, kTileValues> rowMajor, std::
   switch (df) {
   case DataFormat::Float32: return packValues<4>(data, order, rowMajor, [](float v) { return F32::encode(v); });
   case DataFormat::Float16: return packValues<2>(data, order, rowMajor, [](float v) { return F16::encode(v); });
-  case DataFormat::Float16_b: return packValues<2>(data, order, rowMajor, [](float v) { return BF16::encode(v); });
+  case DataFormat::Float16_b: {
+    // BF16::encode per face row without branches (it vectorizes): the
+    // rounded float's top half, the canonical NaN's included (0x7FC0).
+    static_assert(std::endian::native == std::endian::little, "tile bytes are little-endian");
+    for (size_t b = 0; b < kTileValues / kBfpBlock; ++b) {
+      uint32_t bits[kBfpBlock];
+      std::memcpy(bits, rowMajor.data() + order[b * kBfpBlock], sizeof bits);
+      uint16_t codes[kBfpBlock];
+      for (size_t i = 0; i < kBfpBlock; ++i) codes[i] = static_cast<uint16_t>(BF16::roundSelect(bits[i]) >> 16);
+      std::memcpy(data + b * kBfpBlock * 2, codes, sizeof codes);
+    }
+    return;
+  }
   default: break;
   }
   const size_t width = valueBytes(df);
@@ -710,7 +722,25 @@ void unpackTile(DataFormat df, std::span<const uint8_t> in, std::span<float, kTi
   switch (df) {
   case DataFormat::Float32: return unpackValues<4>(data, order, rowMajor, [](uint32_t c) { return F32::decode(c); });
   case DataFormat::Float16: return unpackValues<2>(data, order, rowMajor, [](uint32_t c) { return F16::decode(c); });
-  case DataFormat::Float16_b: return unpackValues<2>(data, order, rowMajor, [](uint32_t c) { return BF16::decode(c); });
+  case DataFormat::Float16_b: {
+    // BF16::decode per face row (16 row-major values), without branches so
+    // that it vectorizes: the code is the float's top half, but for zero
+    // fields (signed zero) and NaN (the canonical quiet NaN).
+    static_assert(std::endian::native == std::endian::little, "tile bytes are little-endian");
+    for (size_t b = 0; b < kTileValues / kBfpBlock; ++b) {
+      uint16_t codes[kBfpBlock];
+      std::memcpy(codes, data + b * kBfpBlock * 2, sizeof codes);
+      uint32_t bits[kBfpBlock];
+      for (size_t i = 0; i < kBfpBlock; ++i) {
+        const uint32_t c = codes[i], field = (c >> 7) & 0xFFu;
+        uint32_t u = c << 16;
+        u = field == 0 ? (u & kSignBit) : u;
+        bits[i] = (field == 0xFFu && (c & 0x7Fu) != 0) ? kF32QuietNaN : u;
+      }
+      std::memcpy(rowMajor.data() + order[b * kBfpBlock], bits, sizeof bits);
+    }
+    return;
+  }
   default: break;
   }
   const size_t width = valueBytes(df);

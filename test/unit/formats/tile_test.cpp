@@ -292,3 +292,59 @@ TEST_CASE("pack and unpack check their buffer sizes", "[formats][tile]") {
   CHECK_THROWS_AS(packTile(DataFormat::Float16, v, small), std::invalid_argument);
   CHECK_THROWS_AS(unpackTile(DataFormat::Float16, small, v), std::invalid_argument);
 }
+
+// Every Float16_b code through unpackTile against the scalar decode
+// (float16bToFloat32), bit for bit: signed zeros, denormal fields (read as
+// zero), infinities and NaNs included.
+TEST_CASE("Float16_b tile unpack: every code", "[formats][tile]") {
+  size_t wrong = 0;
+  for (uint32_t base = 0; base < 65536; base += 1024) {
+    std::vector<uint8_t> tile(tileBytes(DataFormat::Float16_b), 0);
+    for (uint32_t v = 0; v < 1024; ++v) {
+      tile[kTileHeaderBytes + 2 * v] = static_cast<uint8_t>((base + v) & 0xFF);
+      tile[kTileHeaderBytes + 2 * v + 1] = static_cast<uint8_t>((base + v) >> 8);
+    }
+    std::array<float, kTileValues> out{};
+    unpackTile(DataFormat::Float16_b, tile, out);
+    for (uint32_t v = 0; v < 1024; ++v) {
+      // Storage order: faces f0 f1 / f2 f3 of 16x16, row-major inside.
+      const uint32_t face = v / 256, r = v % 256 / 16, c = v % 16;
+      const float got = out[(face / 2 * 16 + r) * 32 + face % 2 * 16 + c];
+      const float want = float16bToFloat32(static_cast<uint16_t>(base + v));
+      if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(want) && ++wrong <= 3)
+        FAIL_CHECK("code 0x" << std::hex << base + v << ": got 0x" << std::bit_cast<uint32_t>(got) << " want 0x"
+                             << std::bit_cast<uint32_t>(want));
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+// packTile of Float16_b against the scalar encode (float32ToFloat16b), bit
+// for bit, on every Float16_b value and its neighbours (ties, values that
+// round up into the next binade or to infinity) and random float bits
+// (NaNs, infinities, denormals).
+TEST_CASE("Float16_b tile pack: every code's value, neighbours and random bits", "[formats][tile]") {
+  std::mt19937 rng(16);
+  std::uniform_int_distribution<uint32_t> anyBits;
+  size_t wrong = 0;
+  for (uint32_t round = 0; round < 256; ++round) {
+    std::array<float, kTileValues> x{};
+    for (uint32_t v = 0; v < 1024; ++v) {
+      const uint32_t code = (round * 256 + v / 4) & 0xFFFF;
+      const uint32_t bits = code << 16;
+      const uint32_t pick = v % 4;  // the value, +half a step (a tie), +half-1, random bits
+      x[v] = std::bit_cast<float>(pick == 0 ? bits : pick == 1 ? bits + 0x8000 : pick == 2 ? bits + 0x7FFF : anyBits(rng));
+    }
+    std::vector<uint8_t> tile(tileBytes(DataFormat::Float16_b));
+    packTile(DataFormat::Float16_b, x, tile);
+    for (uint32_t v = 0; v < 1024; ++v) {
+      const uint32_t face = v / 256, r = v % 256 / 16, c = v % 16;
+      const float in = x[(face / 2 * 16 + r) * 32 + face % 2 * 16 + c];
+      const uint32_t got = tile[kTileHeaderBytes + 2 * v] | (uint32_t{tile[kTileHeaderBytes + 2 * v + 1]} << 8);
+      const uint32_t want = float32ToFloat16b(in);
+      if (got != want && ++wrong <= 3)
+        FAIL_CHECK("0x" << std::hex << std::bit_cast<uint32_t>(in) << ": got 0x" << got << " want 0x" << want);
+    }
+  }
+  CHECK(wrong == 0);
+}
