@@ -8,7 +8,7 @@
 #           fuzz-soc-descriptor (the netlist front end is far larger), so
 #           1500 gives 20 min + 5 min. With one TARGET it gets all of it.
 # TARGET    netlist, soc, blob, pipegen-yaml, blob-yaml, elf, npy, cluster,
-#           hex, program, or readers (the last seven: issue 21) or all
+#           hex, program, blob-sim, or readers (the last seven: issue 21) or all
 #           (default: netlist and soc). With several targets other than the
 #           netlist+soc pair, each gets an equal share of SECONDS.
 #
@@ -45,9 +45,9 @@ readers=(pipegen-yaml blob-yaml elf npy cluster hex program)
 expanded=()
 for t in "${targets[@]}"; do
   case $t in
-    netlist | soc | blob | pipegen-yaml | blob-yaml | elf | npy | cluster | hex | program) expanded+=("$t") ;;
+    netlist | soc | blob | pipegen-yaml | blob-yaml | elf | npy | cluster | hex | program | blob-sim) expanded+=("$t") ;;
     readers) expanded+=("${readers[@]}") ;;
-    all) expanded+=(netlist soc blob "${readers[@]}") ;;
+    all) expanded+=(netlist soc blob "${readers[@]}" blob-sim) ;;
     *) echo "run-fuzz.sh: unknown target '$t' (netlist, soc, blob, ${readers[*]}, readers, all)" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +77,7 @@ summary=()
 for t in "${targets[@]}"; do
   bin=$build/fuzz/$(bin_of "$t") seeds=$here/seeds/$t
   [ "$t" = program ] && seeds=$here/seeds/netlist # programs live in netlists
+  [ "$t" = blob-sim ] && seeds=$here/seeds/blob-yaml # the differential target reads blob.yaml
   secs=$(seconds_for "$t")
   corpus=$work/$t
   artifacts=$work/artifacts/$t
@@ -91,6 +92,7 @@ for t in "${targets[@]}"; do
     blob) flags+=(-max_len=65536) ;;
     netlist | soc | program) flags+=(-max_len=8192 -dict="$here/netlist.dict") ;;
     pipegen-yaml | blob-yaml | cluster) flags+=(-max_len=16384 -dict="$here/$t.dict") ;;
+    blob-sim) flags+=(-max_len=16384 -dict="$here/blob-yaml.dict") ;;
     *) flags+=(-max_len=8192 -dict="$here/$t.dict") ;;
   esac
   [ "$jobs" -gt 1 ] && flags+=(-jobs="$jobs" -workers="$jobs")

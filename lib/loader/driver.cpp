@@ -12,6 +12,7 @@
 #include "loader/sim_target.hpp"
 #include "loader/trace_writer.hpp"
 #include "sim/cluster_transport.hpp"
+#include "sim/fault_injection.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/shape.hpp"
@@ -336,6 +337,19 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
         << "': put the netlist first or write --trace=<file.json>\n";
     return 2;
   }
+  std::optional<sim::InjectSpec> injectSpec;
+  if (!opts.inject.empty()) {
+    std::string error;
+    injectSpec = sim::parseInjectSpec(opts.inject, error);
+    if (!injectSpec) {
+      err << kTool << ": error: --inject: " << error << "\n";
+      return 2;
+    }
+    if (opts.target != "sim" || net) {
+      err << kTool << ": error: --inject needs the simulated chip (--target sim), one process\n";
+      return 2;
+    }
+  }
   if (opts.target != "sim" && opts.perfCheck) {
     err << kTool << ": error: --perf-check needs the simulated chip (--target sim)\n";
     return 2;
@@ -546,6 +560,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // a large training netlist writes gigabytes over a run.
   const bool recording = !opts.outputsDir.empty() || !opts.expectedDir.empty() || checkAgainstGolden;
   std::unique_ptr<GoldenTarget> golden;
+  std::unique_ptr<sim::FaultInjector> injector;  // before simTarget, which holds it
   std::unique_ptr<SimTarget> simTarget;
   runtime::Target* targetPtr = nullptr;
   PerfReport perf;
@@ -562,6 +577,14 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     simTarget->recordTimeline = checking;
     simTarget->recordTrace = tracing;
     simTarget->chipThreads = opts.threads ? opts.threads : 1;  // only an explicit -j (docs/loader.md)
+    if (injectSpec) {
+      if (simTarget->multiChip()) {
+        err << kTool << ": error: --inject: one chip only (this netlist runs on a cluster)\n";
+        return 2;
+      }
+      injector = std::make_unique<sim::FaultInjector>(*injectSpec);
+      simTarget->inject = injector.get();
+    }
     if (!opts.perfReport.empty() || opts.profile || checking || tracing) {
       simTarget->onEpoch = [&](const SimEpochInfo& e, const sim::ChipRunResult& r) {
         if (!opts.perfReport.empty() || opts.profile || tracing)
@@ -588,6 +611,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
                     err);
   bool ran = runPrograms(setup, timed, std::move(inputs), recording, true, ex, diags, out, err);
   timed.finish();
+  if (injector)
+    err << kTool << ": injected fault " << injector->text() << ": "
+        << (injector->landed().empty() ? std::string("did not land (too few events of its kind)")
+                                       : "landed: " + injector->landed())
+        << "\n";
   if (!ran) {
     printDiagnostics(err, source, diags, print);
     return 1;
@@ -734,6 +762,15 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       }
       out << "\n";
     }
+  }
+  // Under --inject the question is whether the fault was seen: a run that
+  // passes although one landed is reported, never a PASS (docs/loader.md).
+  if (!failed && injector && !injector->landed().empty()) {
+    err << kTool << ": error: injected fault " << injector->text()
+        << " landed but every check passed: not detected (the changed value reached no output, or the "
+           "comparison-config tolerated it)\n";
+    out << "UNDETECTED\n";
+    return 1;
   }
   out << (failed ? "FAIL" : "PASS") << "\n";
   return failed ? 1 : 0;

@@ -419,6 +419,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   run.options.recordTimeline = recordTimeline;
   run.options.threads = std::max(1u, chipThreads);  // the cores' slices side by side (same results whatever -j)
   run.options.recordTrace = recordTrace;
+  run.options.inject = inject;
   pushBinaries(graph, epoch, run.cores, static_cast<uint32_t>(n), where);
 
   sim::ChipRunResult result = sim::runEpoch(*chip_, run);

@@ -94,6 +94,8 @@ public:
   // default 1: a round is a fraction of a millisecond, and on a busy machine
   // waiting for a descheduled thread every round costs more than it gains).
   unsigned chipThreads = 1;
+  // Injected faults (loader --inject; one chip only). Not owned; nullptr: none.
+  sim::FaultInjector* inject = nullptr;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
   // Several chips: every launch that completed, with every chip's report.

@@ -1,5 +1,6 @@
 #include "sim/chip.hpp"
 
+#include "sim/fault_injection.hpp"
 #include "sim/firmware.hpp"
 #include "support/text_format.hpp"
 
@@ -297,6 +298,7 @@ bool Chip::startRun(const ChipRunOptions& options) {
   if (result.stop == ChipStop::Fault) return false;
 
   // --- Prologue.
+  engine_->setInjector(options.inject);
   engine_->recordTransfers(options.recordTrace);
   engine_->start(0);
   result.prologueCycles = engine_->runPrologue(0);
@@ -324,6 +326,12 @@ Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
     u.stepped = u.core->step(run_->coreOptions, true);
     u.progressed = u.core->lastStepProgressed();
   };
+  if (run_->options.inject) {
+    std::vector<TensixCore*> running;
+    for (const Run::Used& u : used)
+      if (u.kernel && !u.finished && u.start <= now) running.push_back(u.core);
+    run_->options.inject->beforeRound(now, running);
+  }
   // The slices of every core (side by side on the pool's threads), then what
   // they mean for the chip, in core order.
   if (pool_ && run_->options.threads > 1) pool_->parallelFor(used.size(), stepCore);
@@ -369,6 +377,12 @@ Chip::Round Chip::runRound(uint64_t now, uint64_t until) {
   const bool allFinished =
       std::all_of(run_->used.begin(), run_->used.end(), [](const Run::Used& u) { return u.finished; });
   round.done = allFinished && engine_->done();
+  if (round.done)
+    if (std::optional<StreamFault> f = engine_->auditCredits()) {
+      fail(f->category, f->core, f->message);
+      round.done = false;
+      round.fault = true;
+    }
   return round;
 }
 

@@ -36,6 +36,8 @@
 
 namespace tessera::sim {
 
+class FaultInjector;
+
 struct ChipRunOptions {
   uint64_t sliceCycles = 256;                // scheduler slice of every core (and the stream engine's window)
   uint64_t maxCycles = uint64_t{1} << 34;    // stop (CycleLimit) past this cycle
@@ -57,6 +59,8 @@ struct ChipRunOptions {
   unsigned threads = 1;
   // Record the units' busy spans and the streams' transfers (loader --trace, sim/trace.hpp).
   bool recordTrace = false;
+  // Injected faults (loader run --inject; sim/fault_injection.hpp). Not owned; nullptr: none.
+  FaultInjector* inject = nullptr;
 };
 
 enum class ChipStop : uint8_t { Done, Fault, Hang, CycleLimit };

@@ -1,6 +1,7 @@
 #include "sim/stream_engine.hpp"
 
 #include "device/device_contract.h"
+#include "sim/fault_injection.hpp"
 #include "sim/tensix_core.hpp"
 #include "support/text_format.hpp"
 
@@ -513,6 +514,7 @@ bool StreamEngine::deliverDue(uint64_t until) {
       ++r.valid;
       if (r.kernelConsumes) r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
     } else {
+      if (inject_ && inject_->dropFree(r, e.time)) continue;
       ++r.freed;
       if (r.ethReceiver) returnCredit(r, e.time);
       if (r.kernelProduces) {
@@ -597,6 +599,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
                                       " address " + support::hexLiteral(src) + " is outside the channel");
       return true;
     }
+    if (inject_) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, t0);
     const uint32_t hops = nocHops(p.incomingDataNoc & 1, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
     const uint64_t arrival = t0 + xfer + latencyOf(cur.loc) + nocLatencyCycles(model_.noc, hops);
     ++r.reserved;
@@ -864,6 +867,7 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
                                         support::hexLiteral(src) + " is outside the channel");
         return 0;
       }
+      if (inject_) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, now);
       channelTime[busyIndex(cur.loc)] += transferCycles(cur.loc, r.msgSize);
       ++r.reserved;
       ++r.valid;
@@ -921,6 +925,7 @@ void StreamEngine::kernelFinished(CoreCoord noc, uint64_t cycle) {
 
 bool StreamEngine::advance(uint64_t until) {
   wake_ = ~uint64_t{0};
+  if (inject_) inject_->beforeAdvance(*this, now_);
   bool any = false;
   for (;;) {
     bool moved = deliverDue(until);
@@ -1018,6 +1023,8 @@ std::string StreamEngine::waitReason(const Stream& s) const {
   }
   if (s.ethRx || s.ethDest)
     if (std::string w = ethWaitReason(s); !w.empty()) why.push_back(w);
+  if (sending && s.core->portBusy[p.outgoingDataNoc & 1] == kPortStalled)
+    why.push_back("its core's NOC " + std::to_string(p.outgoingDataNoc & 1) + " sender port, which is stalled");
   if (p.remoteSource && r.reserved < end && !s.ethRx) {
     const uint64_t got = r.reserved - std::min(r.reserved, s.first);
     if (ringFree(r) == 0) {

@@ -37,6 +37,7 @@
 namespace tessera::sim {
 
 class TensixCore;
+class FaultInjector;
 
 // "chip_0__y_1__x_2__stream_id_8", blob.yaml's spelling.
 std::string streamNameText(const blob::StreamName& name);
@@ -144,6 +145,10 @@ public:
   // arrival or the next port/channel becoming free for a waiting transfer.
   std::optional<uint64_t> nextWakeTime() const;
   const std::optional<StreamFault>& fault() const { return fault_; }
+  // After done(): a buffer slot still taken is a lost credit ("stream-credit"; fault_injection.cpp).
+  std::optional<StreamFault> auditCredits() const;
+  // Injected faults (fault_injection.hpp); nullptr: none. Not owned.
+  void setInjector(FaultInjector* injector) { inject_ = injector; }
 
   // One line per stream that has not finished: core, stream id, phase
   // (index, phase_id, iteration), progress and what it waits for
@@ -188,6 +193,7 @@ public:
   const std::vector<EthLinkCounters>& ethLinks() const { return ethLinks_; }
 
 private:
+  friend class FaultInjector;
   struct Ring;
   struct ProducerGroup;
   struct Stream;
@@ -285,6 +291,7 @@ private:
   std::vector<EthPacket> outbox_;
   uint64_t ethSeq_ = 0;
   std::unique_ptr<TransferRecorder> recorder_;  // recordTransfers(true) only
+  FaultInjector* inject_ = nullptr;
 };
 
 }  // namespace tessera::sim

@@ -482,6 +482,10 @@ CoreRunResult TensixCore::snapshot(CoreStop stop) const {
     rep.stallCycles = tr.stallCycles;
     rep.exitCode = tr.exitCode;
     rep.waitsFor = waitDescription(t);
+    if (tr.stopped) {
+      rep.state = HartState::Stalled;
+      rep.waitsFor = "nothing: the hart stopped (injected fault)";
+    }
     if (loaded_[i]) r.cycles = std::max(r.cycles, h.cycles());
   }
   if (stop != CoreStop::Done) r.cycles = std::max(r.cycles, now_);
@@ -632,6 +636,10 @@ std::optional<CoreRunResult> TensixCore::step(const RunOptions& options, bool ex
     HartTrack& tr = track_[i];
     if (tr.state == HartState::Absent || tr.state == HartState::Done || tr.state == HartState::Faulted) continue;
     Hart& h = *harts_[i];
+    if (tr.stopped) {
+      h.advanceCyclesTo(sliceEnd);
+      continue;
+    }
     if (tr.asleep) {
       // Nothing it polls or stalls on changed since it went to sleep: running
       // it would only poll or stall again until the slice end.
@@ -714,6 +722,12 @@ void TensixCore::resetForEpoch() {
 void TensixCore::startAt(uint64_t cycle) {
   now_ = std::max(now_, cycle);
   for (auto& h : harts_) h->advanceCyclesTo(cycle);
+}
+
+bool TensixCore::threadActive(Thread thread) const {
+  const HartTrack& tr = track_[thread];
+  return loaded_[thread] && !tr.stopped && tr.state != HartState::Absent && tr.state != HartState::Done &&
+         tr.state != HartState::Faulted;
 }
 
 bool TensixCore::asleep() const {

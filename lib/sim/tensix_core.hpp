@@ -284,6 +284,10 @@ public:
   // later slice start: the sleeping harts' clocks move there (stall cycles
   // counted) as if it had run every slice in between.
   bool asleep() const;
+  // Injected fault hart-stop (fault_injection.hpp): the thread never runs
+  // again this epoch; reports say it waits for nothing, stopped.
+  void stopThread(Thread thread) { track_[thread].stopped = true; }
+  bool threadActive(Thread thread) const;  // loaded, not done, not faulted, not stopped
   void skipTo(uint64_t cycle);
   // Records the per-input timeline this epoch (kept across resetForEpoch's
   // clearing of the events; off by default: it costs memory per tile).
@@ -312,6 +316,7 @@ private:
     // RunOptions::sleepWhileWaiting: asleep since the core's version_ and the
     // coprocessor's progress() were these.
     bool asleep = false;
+    bool stopped = false;  // stopThread
     uint64_t sleepVersion = 0;
     uint64_t sleepCopProgress = 0;
   };

@@ -58,6 +58,10 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
                  "sim: write a self-contained HTML page with each epoch's placement grid (utilisation, bottleneck), "
                  "timeline and the perf-check table")
       ->type_name("<file.html>");
+  app.add_option("--inject", opts.inject,
+                 "sim, one chip: inject one fault where SEED (default 1) picks: drop-credit, dram-bitflip, noc-stall or "
+                 "hart-stop; the run must end in a named fault, a hang or a failed check (docs/loader.md)")
+      ->type_name("<kind[:seed]>");
   app.add_flag("--progress", opts.progress,
                "Print a progress line (executes, epochs on the chip, cycles, tiles moved) on stderr after each execute; on a "
                "terminal a line rewritten in place is shown anyway once a run lasts a second");
