@@ -618,3 +618,39 @@ TEST_CASE("accumulateGradient rounds the cell after every input", "[golden][grad
   Tensor wrong(1, 1, 32, 64, 0.0f);
   CHECK_THROWS_AS(accumulateGradient(wrong, results, DataFormat::Float16_b), GoldenError);
 }
+
+TEST_CASE("inputsInDf: inputs marked as in their in_df are not rounded again", "[golden][inputs-in-df]") {
+  OpAttributes attrs;
+  OpSpec spec = makeSpec("nop", attrs, 1, 1, 1);
+  spec.inDf = {DataFormat::Float16_b};
+  // 1 + 2^-10 is not a bfloat16 value (7 mantissa bits: the step at 1 is
+  // 2^-7); unpacked to Float16_b it is 1.0. The dest and output are Float32.
+  const float off = 1.0f + std::ldexp(1.0f, -10);
+  const Tensor in = make(1, T, T, [&](int64_t, int64_t r, int64_t c) { return r == 3 && c == 5 ? off : 0.5f; });
+  CHECK(eval(spec, {in}).at(0, 0, 3, 5) == 1.0f);
+  // A caller that marks the input as already in Float16_b is trusted: the
+  // check (and the rounding) is skipped, which shows the mark is honoured.
+  spec.inputsInDf = {true};
+  CHECK(eval(spec, {in}).at(0, 0, 3, 5) == off);
+  spec.inputsInDf = {false};
+  CHECK(eval(spec, {in}).at(0, 0, 3, 5) == 1.0f);
+}
+
+TEST_CASE("eltwise add rounds to a Float16_b dest across chunk boundaries", "[golden][inputs-in-df]") {
+  // 5 tiles along c: 5 x 1024 values, more than one 4096-value chunk.
+  OpAttributes attrs;
+  OpSpec spec = makeSpec("add", attrs, 1, 1, 5);
+  spec.inDf = {DataFormat::Float32, DataFormat::Float32};
+  spec.accDf = DataFormat::Float16_b;
+  spec.outDf = DataFormat::Float32;
+  // 1 + 2^-9 rounds to 1.0 in bfloat16 (below half of the 2^-7 step);
+  // 1 + 2^-8 is exactly half a step: ties away from zero give 1 + 2^-7.
+  const Tensor a = make(1, T, 5 * T, [](int64_t, int64_t, int64_t) { return 1.0f; });
+  const Tensor b = make(1, T, 5 * T, [](int64_t, int64_t r, int64_t c) {
+    return (r * 160 + c) % 2 ? std::ldexp(1.0f, -9) : std::ldexp(1.0f, -8);
+  });
+  const Tensor out = eval(spec, {a, b});
+  for (int64_t r = 0; r < T; ++r)
+    for (int64_t c = 0; c < 5 * T; ++c)
+      REQUIRE(out.at(0, 0, r, c) == ((r * 160 + c) % 2 ? 1.0f : 1.0f + std::ldexp(1.0f, -7)));
+}
