@@ -31,13 +31,13 @@ struct LoaderOptions {
   std::string outputsDir;              // <queue>.npy per op-fed queue
   std::string expectedDir;             // compare op-fed queues with <queue>.npy found here
   bool trace = false;                  // one line per execute on stdout (--trace with or without a file)
-  bool profile = false;
+  bool profile = false;                // golden: time per op type, matmul GFLOP/s; sim: epochs, cycles, CPU (stdout)
   bool perfCheck = false;              // sim: the netlist's performance-check targets, PASS/FAIL (perf_check.hpp)
   std::string perfReport;              // sim: write the performance report JSON here (and print its table)
   std::string traceFile;               // sim: Chrome trace-event JSON of every epoch run (trace_writer.hpp)
   std::string reportFile;              // sim: the HTML report: placement grids, timelines, perf checks
   std::string inject;                  // sim, one chip: inject a fault, "KIND[:SEED]" (sim/fault_injection.hpp)
-  bool progress = false;               // a progress line per execute on stderr (always shown on a terminal after 1 s)                // time per op type, matmul GFLOP/s (stdout)
+  bool progress = false;               // a progress line per execute on stderr (always shown on a terminal after 1 s)
   unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once
                                        // (0: one per hardware thread)
   size_t maxErrors = 20;
