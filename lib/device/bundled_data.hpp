@@ -1,5 +1,5 @@
 // Internal: the descriptor files embedded at build time by
-// embed_descriptors.cmake (generated bundled_descriptors_data.cpp).
+// cmake/embed_files.cmake (generated bundled_descriptors_data.cpp).
 #pragma once
 #include <cstddef>
 
