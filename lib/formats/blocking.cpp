@@ -9,25 +9,6 @@
 namespace tessera::formats {
 namespace {
 
-int64_t orOne(const netlist::Field<int64_t>& f) { return f.present() ? f.value : 1; }
-netlist::Dim2 orOnes(const netlist::Field<netlist::Dim2>& f) { return f.present() ? f.value : netlist::Dim2{1, 1}; }
-
-template <class Node> Blocking blockingFrom(const Node& n) {
-  const netlist::Dim2 grid = orOnes(n.gridSize), mblock = orOnes(n.mblock), ublock = orOnes(n.ublock);
-  Blocking b;
-  b.gridR = grid.r;
-  b.gridC = grid.c;
-  b.t = orOne(n.t);
-  b.mblockR = mblock.r;
-  b.mblockC = mblock.c;
-  b.ublockR = ublock.r;
-  b.ublockC = ublock.c;
-  b.order = n.order();
-  if (n.tileDim.present())
-    b.tile = TileShape{static_cast<uint32_t>(n.tileDim.value.r), static_cast<uint32_t>(n.tileDim.value.c)};
-  return b;
-}
-
 void checkBlocking(const Blocking& b) {
   if (b.gridR < 1 || b.gridC < 1 || b.t < 1 || b.mblockR < 1 || b.mblockC < 1 || b.ublockR < 1 || b.ublockC < 1)
     throw std::invalid_argument("blocking: grid, t, mblock and ublock dimensions must all be positive");
@@ -54,9 +35,6 @@ void checkEntry(const Tensor& t, int64_t w, const Blocking& b, const char* what)
 
 } // namespace
 
-Blocking blockingOf(const netlist::Queue& q) { return blockingFrom(q); }
-Blocking blockingOf(const netlist::Op& op) { return blockingFrom(op); }
-
 std::vector<TileCoord> coreTileOrder(const Blocking& b, int64_t coreR, int64_t coreC) {
   checkBlocking(b);
   if (coreR < 0 || coreR >= b.gridR || coreC < 0 || coreC >= b.gridC)
@@ -65,7 +43,7 @@ std::vector<TileCoord> coreTileOrder(const Blocking& b, int64_t coreR, int64_t c
   std::vector<TileCoord> order;
   order.reserve(static_cast<size_t>(b.tilesPerCore()));
   const int64_t rowBase = coreR * b.mblockR * b.ublockR, colBase = coreC * b.mblockC * b.ublockC;
-  const bool rowMajorUblocks = b.order == netlist::UblockOrder::R;
+  const bool rowMajorUblocks = b.order == UblockOrder::R;
   const int64_t outer = rowMajorUblocks ? b.mblockR : b.mblockC, inner = rowMajorUblocks ? b.mblockC : b.mblockR;
   for (int64_t t = 0; t < b.t; ++t)
     for (int64_t o = 0; o < outer; ++o)

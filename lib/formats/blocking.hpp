@@ -3,7 +3,6 @@
 // ublocks in ublock_order, then the ublock's tiles row-major).
 #pragma once
 #include "formats/formats.hpp"
-#include "netlist/model.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -13,7 +12,7 @@ namespace tessera::formats {
 struct Blocking {
   int64_t gridR = 1, gridC = 1, t = 1;
   int64_t mblockR = 1, mblockC = 1, ublockR = 1, ublockC = 1;
-  netlist::UblockOrder order = netlist::UblockOrder::R;
+  UblockOrder order = UblockOrder::R;
   // tile_dim. Tensors keep the 32x32 register view of every tile (entry
   // rowTiles*32 x colTiles*32): a smaller tile is its top-left tile.r x
   // tile.c corner, the rest zero (docs/data-formats.md "Tiny tiles").
@@ -23,8 +22,6 @@ struct Blocking {
   int64_t colTiles() const { return gridC * mblockC * ublockC; }
   int64_t tilesPerCore() const { return t * mblockR * mblockC * ublockR * ublockC; }
 };
-Blocking blockingOf(const netlist::Queue& q);
-Blocking blockingOf(const netlist::Op& op); // grid as declared (grid_transpose ignored: logical layout)
 
 struct TileCoord {
   int64_t t = 0, rt = 0, ct = 0; // t index, tile row and tile col within the whole entry

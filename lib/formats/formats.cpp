@@ -392,12 +392,12 @@ bool isIntLike(DataFormat df) { return isIntegerFormat(df) || isRawFormat(df); }
 constexpr size_t kExponentBytes = kTileValues / kBfpBlock;
 
 // Bfp tiles carry the 64-byte exponent section. BUDA's size_lib gives Int8 none
-// (1056-byte tiles); netlist::tileSizeBytes reserves one for Int8/UInt8, so
+// (1056-byte tiles); tessera::tileSizeBytes reserves one for Int8/UInt8, so
 // follow whichever size the netlist library declares (section left zero).
 bool hasExponentSection(DataFormat df) {
   if (isBfpFormat(df)) return true;
   if (df == DataFormat::Int8 || df == DataFormat::UInt8)
-    return netlist::tileSizeBytes(df) >= kTileHeaderBytes + kExponentBytes + kTileValues;
+    return tessera::tileSizeBytes(df) >= kTileHeaderBytes + kExponentBytes + kTileValues;
   return false;
 }
 
@@ -572,7 +572,7 @@ template <class Fn> void applyAll(std::span<float> values, Fn fn) {
 void checkTileBuffer(DataFormat df, size_t have, const char* what) {
   if (have < tileBytes(df))
     throw std::invalid_argument(std::string(what) + ": buffer of " + std::to_string(have) + " bytes, a " +
-                                std::string(netlist::dataFormatName(df)) + " tile needs " +
+                                std::string(dataFormatName(df)) + " tile needs " +
                                 std::to_string(tileBytes(df)));
 }
 
@@ -596,7 +596,7 @@ float roundToFormat(DataFormat df, float v) {
 TESSERA_SIMD_CLONES void quantize(DataFormat df, std::span<float> values) {
   if (isBfpFormat(df)) {
     if (values.size() % kBfpBlock != 0)
-      throw std::invalid_argument("quantize: " + std::string(netlist::dataFormatName(df)) + " needs a multiple of " +
+      throw std::invalid_argument("quantize: " + std::string(dataFormatName(df)) + " needs a multiple of " +
                                   std::to_string(kBfpBlock) + " values, got " + std::to_string(values.size()));
     quantizeBfp(df, values.data(), values.size());
     return;
@@ -646,7 +646,7 @@ TESSERA_SIMD_CLONES bool isQuantized(DataFormat df, std::span<const float> value
 
 void quantize(DataFormat df, Tensor& t) {
   if (isBfpFormat(df) && t.c % static_cast<int64_t>(kBfpBlock) != 0)
-    throw std::invalid_argument("quantize: " + std::string(netlist::dataFormatName(df)) +
+    throw std::invalid_argument("quantize: " + std::string(dataFormatName(df)) +
                                 " tensor needs a column count that is a multiple of 16, got " + std::to_string(t.c));
   quantize(df, std::span<float>(t.data));
 }

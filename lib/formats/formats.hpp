@@ -10,14 +10,14 @@
 // integer formats. Int8 and Int32 are sign-magnitude, as on the device.
 #pragma once
 #include "formats/tensor.hpp"
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 
 #include <cstdint>
 #include <span>
 
 namespace tessera::formats {
 
-using netlist::DataFormat;
+using tessera::DataFormat; // also spelt formats::DataFormat
 
 inline constexpr size_t kTileValues = 1024;
 inline constexpr size_t kTileHeaderBytes = 16;

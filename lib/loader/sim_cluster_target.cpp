@@ -12,6 +12,7 @@
 #include "loader/ram_writes.hpp"
 
 #include "formats/blocking.hpp"
+#include "netlist/blocking.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/text.hpp"
 #include "sim/dram.hpp"
@@ -190,7 +191,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   for (const auto& [q, io] : read) {
     const auto peers = peerReaders(*q);
     auto bufs = buffersOf(*q);
-    formats::Blocking b = formats::blockingOf(*q);
+    formats::Blocking b = netlist::blockingOf(*q);
     const int64_t n = io->inputCount();
     const runtime::QueueSettingsValues& s = io->settings(q->name);
     const bool stay = !s.prologue && q->type.value == netlist::IoType::Queue && s.rdPtrAutoinc == 0;
@@ -265,7 +266,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     if (!gradients.count(q->name)) continue;
     std::string error;
     for (sim::Dram* mem : memoriesOf(*q))
-      if (!sim::writeTensorEntry(*mem, buffersOf(*q), 0, io->current(q->name), 0, formats::blockingOf(*q), q->df.value,
+      if (!sim::writeTensorEntry(*mem, buffersOf(*q), 0, io->current(q->name), 0, netlist::blockingOf(*q), q->df.value,
                                  error))
         throw fail("sim-queue", q->loc, "gradient queue " + quote(q->name) + ": " + error);
   }
@@ -387,7 +388,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   if (cluster_->distributed()) {
     std::vector<sim::Cluster::MemoryRegion> regions;
     for (const auto& [q, io] : written) {
-      const formats::Blocking b = formats::blockingOf(*q);
+      const formats::Blocking b = netlist::blockingOf(*q);
       const uint64_t tiled = static_cast<uint64_t>(b.tilesPerCore()) * formats::tileBytes(q->df.value, b.tile);
       const uint64_t rows = static_cast<uint64_t>(b.t) * b.rowTiles() * b.colTiles() * formats::kTileValues *
                             netlist::untilizedDatumBytes(q->df.value);
@@ -405,7 +406,7 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   for (const auto& [q, io] : written) {
     auto peer = peerWritten.find(q->name);
     auto bufs = peer != peerWritten.end() ? peer->second.second : buffersOf(*q);
-    formats::Blocking b = formats::blockingOf(*q);
+    formats::Blocking b = netlist::blockingOf(*q);
     // Host queues, and DRAM queues written through PCIe: the window of the chip that wrote them.
     const ChipId producerChip = chipIdOf(io->graph());
     sim::Dram& mem = isHost(*q) || peer != peerWritten.end() ? cluster_->chip(producerChip).hostMemory()

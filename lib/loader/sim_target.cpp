@@ -3,6 +3,7 @@
 #include "loader/ram_writes.hpp"
 
 #include "formats/blocking.hpp"
+#include "netlist/blocking.hpp"
 #include "netlist/text.hpp"
 #include "netlist/shape.hpp"
 #include "sim/chip.hpp"
@@ -236,7 +237,7 @@ void SimTarget::pushBinaries(sim::Chip& chip, sim::BinariesHost& host, const net
 // `loc: host` (inside the PCIe window the chip models).
 std::vector<sim::QueueBufferLoc> SimTarget::queueBuffers(const netlist::Queue& q, const FailFn& fail) {
   const bool host = q.location.value == netlist::IoLocation::Host;
-  formats::Blocking b = formats::blockingOf(q);
+  formats::Blocking b = netlist::blockingOf(q);
   const auto& allocs = host ? q.host : q.dram;
   const SourceLoc allocLoc = host ? q.hostLoc : q.dramLoc;
   if (static_cast<int64_t>(allocs.size()) != b.gridR * b.gridC)
@@ -319,7 +320,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   // the header tells the device's readers to stay on it.
   for (const netlist::Queue* q : read) {
     auto bufs = buffersOf(*q);
-    formats::Blocking b = formats::blockingOf(*q);
+    formats::Blocking b = netlist::blockingOf(*q);
     const int64_t entries = q->entries.value;
     const runtime::QueueSettingsValues& s = io.settings(q->name);
     const bool stay = !s.prologue && q->type.value == netlist::IoType::Queue && s.rdPtrAutoinc == 0;
@@ -365,7 +366,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   for (const netlist::Queue* q : written) {
     if (!gradients.count(q->name)) continue;
     std::string error;
-    if (!sim::writeTensorEntry(memOf(*q), buffersOf(*q), 0, io.current(q->name), 0, formats::blockingOf(*q), q->df.value,
+    if (!sim::writeTensorEntry(memOf(*q), buffersOf(*q), 0, io.current(q->name), 0, netlist::blockingOf(*q), q->df.value,
                                error))
       throw fail("sim-queue", q->loc, "gradient queue " + quote(q->name) + ": " + error);
   }
@@ -444,7 +445,7 @@ void SimTarget::execute(runtime::EpochIo& io) {
   // Outputs: every slot the device wrote, in order, to the runtime.
   for (const netlist::Queue* q : written) {
     auto bufs = buffersOf(*q);
-    formats::Blocking b = formats::blockingOf(*q);
+    formats::Blocking b = netlist::blockingOf(*q);
     const uint32_t entries = static_cast<uint32_t>(q->entries.value);
     const bool ram = q->type.value == netlist::IoType::Ram;
     uint32_t count = 0;

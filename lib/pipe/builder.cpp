@@ -7,6 +7,7 @@
 #include "device/arch_params.hpp"
 #include "device/device_contract.h"
 #include "formats/blocking.hpp"
+#include "netlist/blocking.hpp"
 #include "hlk/config.hpp"
 #include "netlist/shape.hpp"
 #include "netlist/text.hpp"
@@ -343,7 +344,7 @@ private:
                quote(q.name) + " on chip " + std::to_string(chipOf(q)) + ": a gradient op's ram must be on its own chip");
       return nullptr;
     }
-    const formats::Blocking ob = formats::blockingOf(op), qb = formats::blockingOf(q);
+    const formats::Blocking ob = netlist::blockingOf(op), qb = netlist::blockingOf(q);
     if (ob.gridR != qb.gridR || ob.gridC != qb.gridC || ob.t != qb.t || ob.mblockR != qb.mblockR || ob.mblockC != qb.mblockC ||
         ob.ublockR != qb.ublockR || ob.ublockC != qb.ublockC || ob.order != qb.order || q.location.value != IoLocation::Dram) {
       fail("pipe-gradient-layout", op.loc,
@@ -363,7 +364,7 @@ private:
     if (it != queueBufs_.end()) return it->second;
     std::vector<uint32_t> cells;
     const size_t first = sh_.queueFirstBuffer.at(q.name);
-    const formats::Blocking qb = formats::blockingOf(q);
+    const formats::Blocking qb = netlist::blockingOf(q);
     const int64_t tiles = entryTiles(qb);
     for (int64_t r = 0; r < qb.gridR; ++r)
       for (int64_t c = 0; c < qb.gridC; ++c) {
@@ -451,7 +452,7 @@ private:
     p.name = in.name;
     if (auto q = sh_.queues.find(in.name); q != sh_.queues.end()) {
       p.queue = q->second;
-      p.blocking = formats::blockingOf(*p.queue);
+      p.blocking = netlist::blockingOf(*p.queue);
       p.df = p.queue->df.value;
       p.cells = queueBuffers(*p.queue);
     } else if (auto o = opsByName_.find(in.name); o != opsByName_.end()) {
@@ -462,7 +463,7 @@ private:
                  (isGradient(prod) ? "gradient accumulation" : "untilized output") + " no op can read");
         return std::nullopt;
       }
-      p.blocking = formats::blockingOf(prod);
+      p.blocking = netlist::blockingOf(prod);
       p.df = prod.outDf.value;
       p.cells = opOutputs_.at(&prod); // an ethernet_datacopy's: its buffers on the destination chip
     } else {
@@ -655,7 +656,7 @@ private:
     if (isGradient(op)) return; // accumulates in L1 (gradient_op buffers)
     const std::vector<uint32_t>& cells = queueBuffers(q);
     for (uint32_t h : cells) bufs_[h].written = true;
-    const formats::Blocking qb = formats::blockingOf(q), ob = formats::blockingOf(op);
+    const formats::Blocking qb = netlist::blockingOf(q), ob = netlist::blockingOf(op);
     const std::vector<uint32_t>& outs = opOutputs_.at(&op);
     // BUDA's convention: a written queue buffer carries its writer's
     // blocking (pipegen2 gives every stream of a core the same one).

@@ -7,6 +7,7 @@
 #pragma once
 #include "formats/blocking.hpp"
 #include "formats/tensor.hpp"
+#include "netlist/enums.hpp"
 #include "sim/chip.hpp"
 #include "sim/cluster.hpp"
 

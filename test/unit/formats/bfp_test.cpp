@@ -13,7 +13,7 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 std::array<float, 16> block(std::initializer_list<float> head) {
@@ -162,7 +162,7 @@ TEST_CASE("Bfp _b tile unpack: every code under every exponent", "[formats][bfp]
     unsigned magBits;
   };
   for (const Case c : {Case{DataFormat::Bfp8_b, 7}, Case{DataFormat::Bfp4_b, 3}, Case{DataFormat::Bfp2_b, 1}}) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     const unsigned bits = c.magBits + 1, perByte = 8 / bits, codes = 1u << bits;
     size_t wrong = 0;
     for (unsigned codeBase = 0; codeBase < codes; codeBase += 16)

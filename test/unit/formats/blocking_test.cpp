@@ -10,8 +10,8 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
-using tessera::netlist::UblockOrder;
+using tessera::DataFormat;
+using tessera::UblockOrder;
 
 namespace {
 
@@ -110,7 +110,7 @@ TEST_CASE("tilize/untilize round trip equals quantize", "[formats][blocking]") {
   std::normal_distribution<float> normal(0.0f, 3.0f);
   for (DataFormat df : {DataFormat::Float16_b, DataFormat::Bfp8, DataFormat::Bfp4_b, DataFormat::Int8,
                         DataFormat::RawUInt16}) {
-    INFO(tessera::netlist::dataFormatName(df));
+    INFO(tessera::dataFormatName(df));
     for (UblockOrder order : {UblockOrder::R, UblockOrder::C}) {
       const Blocking b = grid2x2(order);
       Tensor x(1, 1, 4 * 32, 8 * 32);
@@ -139,35 +139,6 @@ TEST_CASE("tilize and untilize reject shape mismatches", "[formats][blocking]") 
   CHECK_THROWS_AS(untilize(cores, b, DataFormat::Float16, ok, 0), std::invalid_argument);
 }
 
-TEST_CASE("blockingOf reads queue and op fields", "[formats][blocking]") {
-  const tessera::SourceLoc here{1, 1};
-  tessera::netlist::Queue q;
-  q.gridSize.set({2, 3}, here);
-  q.t.set(4, here);
-  q.mblock.set({5, 6}, here);
-  q.ublock.set({7, 8}, here);
-  q.ublockOrder.set(UblockOrder::C, here);
-  const Blocking b = blockingOf(q);
-  CHECK(b.gridR == 2);
-  CHECK(b.gridC == 3);
-  CHECK(b.t == 4);
-  CHECK(b.mblockR == 5);
-  CHECK(b.mblockC == 6);
-  CHECK(b.ublockR == 7);
-  CHECK(b.ublockC == 8);
-  CHECK(b.order == UblockOrder::C);
-
-  tessera::netlist::Op op;
-  op.gridSize.set({1, 2}, here);
-  op.gridTranspose.set(true, here); // logical layout: ignored
-  op.mblock.set({3, 4}, here);
-  op.ublock.set({1, 1}, here);
-  const Blocking ob = blockingOf(op);
-  CHECK(ob.gridR == 1);
-  CHECK(ob.gridC == 2);
-  CHECK(ob.t == 1); // absent -> 1
-  CHECK(ob.order == UblockOrder::R);
-}
 
 TEST_CASE("tilize: RawUInt32 words from rawBits stay exact above 2^24", "[formats][blocking]") {
   // One tile; a sparse-matmul-like header word 0x01000001 becomes 0x01000000

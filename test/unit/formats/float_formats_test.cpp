@@ -10,7 +10,7 @@
 #include <limits>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 float f(uint32_t bits) { return std::bit_cast<float>(bits); }

@@ -7,7 +7,7 @@
 #include <limits>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 TEST_CASE("Int8: sign-magnitude range [-127, 127]", "[formats][int]") {
   const auto q = [](float v) { return roundToFormat(DataFormat::Int8, v); };

@@ -14,7 +14,7 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 
@@ -91,7 +91,7 @@ TEST_CASE("scalar float formats match a plain double-arithmetic rounding", "[for
   };
   std::mt19937 rng(99);
   for (const FloatCase& c : cases) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     size_t mismatches = 0;
     for (int i = 0; i < 200000; ++i) {
       const float x = randomValue(rng, std::max(c.minExp - 3, -126), std::min(c.maxExp, 127), c.manBits);
@@ -118,7 +118,7 @@ TEST_CASE("Bfp formats match a plain double-arithmetic block rounding", "[format
   std::mt19937 rng(5);
   std::uniform_int_distribution<int> special(0, 60);
   for (const BfpCase& c : cases) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     size_t mismatches = 0;
     for (int blockIndex = 0; blockIndex < 20000; ++blockIndex) {
       // Exponents spread over a window so some values vanish and some tie.
@@ -158,7 +158,7 @@ TEST_CASE("integer formats match plain rounding and clamping", "[formats][refere
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> wide(-1e5f, 1e5f);
   for (const IntCase& c : cases) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     for (int i = 0; i < 20000; ++i) {
       const float x = i % 2 ? wide(rng) : std::floor(wide(rng)) + 0.5f; // half of them exact ties
       double r = std::fabs(static_cast<double>(x)) + 0.5;                 // ties away on the magnitude
@@ -189,7 +189,7 @@ TEST_CASE("Bfp quantize of whole blocks matches the tile packer bit for bit", "[
   std::uniform_int_distribution<int> pick(0, 15);
   std::uniform_int_distribution<uint32_t> anyBits;
   for (const BfpCase& c : cases) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     size_t mismatches = 0;
     for (int tile = 0; tile < 300; ++tile) {
       std::array<float, kTileValues> x{};
@@ -253,7 +253,7 @@ TEST_CASE("scalar quantize matches the tile packer bit for bit", "[formats][refe
   std::mt19937 rng(77);
   std::uniform_int_distribution<uint32_t> anyBits;
   for (const ScalarCase& c : cases) {
-    INFO(tessera::netlist::dataFormatName(c.df));
+    INFO(tessera::dataFormatName(c.df));
     std::vector<uint32_t> inputs;
     const int dropped = 23 - c.manBits;
     for (uint32_t field = 0; field < 256; ++field)

@@ -14,7 +14,7 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 
@@ -72,8 +72,8 @@ bool sameValue(float a, float b) {
 
 TEST_CASE("tile sizes match the netlist library and BUDA padding", "[formats][tile]") {
   for (DataFormat df : kAllFormats) {
-    INFO(tessera::netlist::dataFormatName(df));
-    CHECK(tileBytes(df) == tessera::netlist::tileSizeBytes(df));
+    INFO(tessera::dataFormatName(df));
+    CHECK(tileBytes(df) == tessera::tileSizeBytes(df));
     CHECK(tileBytes(df) % 32 == 0);
   }
   CHECK(tileBytes(DataFormat::Float32) == 4128); // 16 + 4096 = 4112 -> 4128
@@ -87,7 +87,7 @@ TEST_CASE("tile sizes match the netlist library and BUDA padding", "[formats][ti
 TEST_CASE("tile header: size in 16-byte units, rest zero", "[formats][tile]") {
   TileValues v{};
   for (DataFormat df : kAllFormats) {
-    INFO(tessera::netlist::dataFormatName(df));
+    INFO(tessera::dataFormatName(df));
     const auto bytes = pack(df, v);
     CHECK(le32(bytes, 0) == tileBytes(df) / 16);
     for (size_t i = 4; i < kTileHeaderBytes; ++i) CHECK(bytes[i] == 0);
@@ -229,7 +229,7 @@ TEST_CASE("byte formats: Int8 sign-magnitude, Lf8 and Fp8 codes", "[formats][til
   at(v, 0, 0) = -5.0f;
   at(v, 0, 1) = 5.0f;
   // Int8's data starts after the exponent section when the netlist library reserves one.
-  const size_t int8Data = tessera::netlist::tileSizeBytes(DataFormat::Int8) == 1120 ? 80 : 16;
+  const size_t int8Data = tessera::tileSizeBytes(DataFormat::Int8) == 1120 ? 80 : 16;
   const auto i8 = pack(DataFormat::Int8, v);
   CHECK(i8[int8Data] == 0x85);
   CHECK(i8[int8Data + 1] == 0x05);
@@ -267,7 +267,7 @@ TEST_CASE("raw formats are one row-major megarow", "[formats][tile]") {
 TEST_CASE("pack/unpack round trips and agrees with quantize, every format", "[formats][tile]") {
   std::mt19937 rng(20240607);
   for (DataFormat df : kAllFormats) {
-    INFO(tessera::netlist::dataFormatName(df));
+    INFO(tessera::dataFormatName(df));
     for (int trial = 0; trial < 20; ++trial) {
       const TileValues x = randomTile(rng, df);
       const auto bytes = pack(df, x);

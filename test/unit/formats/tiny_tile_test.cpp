@@ -11,7 +11,7 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 
@@ -120,7 +120,7 @@ TEST_CASE("tiny tiles round-trip the quantized values of their corner", "[format
       packTile(df, corner, full);
       TileValues expect{};
       unpackTile(df, full, expect);
-      INFO(tessera::netlist::dataFormatName(df) << " " << s.r << "x" << s.c);
+      INFO(tessera::dataFormatName(df) << " " << s.r << "x" << s.c);
       CHECK(back == expect);
       // Packing the unpacked values again gives the same bytes.
       CHECK(pack(df, s, back) == b);

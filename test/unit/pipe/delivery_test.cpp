@@ -9,6 +9,7 @@
 
 #include "device/soc_descriptor.hpp"
 #include "formats/blocking.hpp"
+#include "netlist/blocking.hpp"
 #include "golden/tm.hpp"
 #include "netlist/parser.hpp"
 #include "netlist/validator.hpp"
@@ -73,7 +74,7 @@ public:
     for (const Buffer& b : y.buffers) byId_[b.uniqid] = &b;
     // Queue cells: the queue tensor's tiles in the queue's order per cell.
     for (const auto& q : c.nl.queues) {
-      const formats::Blocking qb = formats::blockingOf(q);
+      const formats::Blocking qb = netlist::blockingOf(q);
       for (const QueueBufferInfo& info : c.comp.queueBuffers)
         if (info.queue == q.name) {
           std::vector<float>& s = streams_[info.uniqid];
@@ -84,7 +85,7 @@ public:
     // packer's comment names its core; cores of an op are row-major.
     for (const auto& g : c.nl.graphs)
       for (const auto& op : g.ops) {
-        const formats::Blocking ob = formats::blockingOf(op);
+        const formats::Blocking ob = netlist::blockingOf(op);
         int64_t core = 0;
         for (const Buffer& b : y.buffers) {
           if (b.mdOpName != op.name || b.bufferType != BufferType::Packer) continue;
@@ -160,18 +161,18 @@ void checkEltwiseInput(const Compiled& c, const std::string& opName, size_t inpu
   bool isQueue = false;
   for (const auto& q : c.nl.queues)
     if (q.name == in.name) {
-      pb = formats::blockingOf(q);
+      pb = netlist::blockingOf(q);
       isQueue = true;
     }
   if (!isQueue)
     for (const auto& g : c.nl.graphs)
       for (const auto& o : g.ops)
-        if (o.name == in.name) pb = formats::blockingOf(o);
+        if (o.name == in.name) pb = netlist::blockingOf(o);
   formats::Tensor x = codedTensor(d.idOf(in.name), pb);
   if (in.unpad) x = golden::unpadTiles(x, *in.unpad);
   x = golden::applyTms(x, in.tms);
   if (in.pad) x = golden::padTiles(x, *in.pad);
-  const formats::Blocking ob = formats::blockingOf(*op);
+  const formats::Blocking ob = netlist::blockingOf(*op);
   REQUIRE(x.z == ob.t);
   REQUIRE(x.r == ob.rowTiles() * 32);
   REQUIRE(x.c == ob.colTiles() * 32);
@@ -263,7 +264,7 @@ TEST_CASE("pipes deliver the golden operand: matmul row and column multicasts", 
   const PipegenYaml& y = c->comp.epochs.at(0).yaml;
   Delivery d(*c, y);
   const netlist::Op& mm = c->nl.graphs.at(0).ops.at(0);
-  formats::Blocking qa = formats::blockingOf(c->nl.queues.at(0)), qb = formats::blockingOf(c->nl.queues.at(1));
+  formats::Blocking qa = netlist::blockingOf(c->nl.queues.at(0)), qb = netlist::blockingOf(c->nl.queues.at(1));
   const formats::Tensor a = codedTensor(d.idOf("a"), qa);
   const formats::Tensor b = golden::applyTms(codedTensor(d.idOf("b"), qb), mm.inputs.at(1).tms);
   auto kernelOrder = [](const formats::Tensor& x, formats::Blocking layout, int64_t r0, int64_t c0) {

@@ -10,6 +10,7 @@
 
 #include "device/soc_descriptor.hpp"
 #include "formats/blocking.hpp"
+#include "netlist/blocking.hpp"
 #include "golden/tm.hpp"
 #include "netlist/parser.hpp"
 
@@ -81,7 +82,7 @@ public:
       for (const auto& op : g.ops) ids_[op.name] = id++;
     for (const Buffer& b : y.buffers) byId_[b.uniqid] = &b;
     for (const auto& q : c.nl.queues) {
-      const formats::Blocking qb = formats::blockingOf(q);
+      const formats::Blocking qb = netlist::blockingOf(q);
       for (const QueueBufferInfo& info : c.comp.queueBuffers)
         if (info.queue == q.name) {
           std::vector<float>& s = streams_[info.uniqid];
@@ -90,7 +91,7 @@ public:
     }
     for (const auto& g : c.nl.graphs)
       for (const auto& op : g.ops) {
-        const formats::Blocking ob = formats::blockingOf(op);
+        const formats::Blocking ob = netlist::blockingOf(op);
         int64_t core = 0;
         for (const Buffer& b : y.buffers) {
           if (b.mdOpName != op.name || b.bufferType != BufferType::Packer) continue;
@@ -167,16 +168,16 @@ void checkEltwiseInput(const Compiled& c, const PipegenYaml& y, const std::strin
   bool isQueue = false;
   for (const auto& q : c.nl.queues)
     if (q.name == in.name) {
-      pb = formats::blockingOf(q);
+      pb = netlist::blockingOf(q);
       isQueue = true;
     }
-  if (!isQueue) pb = formats::blockingOf(opNamed(c, in.name));
+  if (!isQueue) pb = netlist::blockingOf(opNamed(c, in.name));
   formats::Tensor x(1, pb.t, pb.rowTiles() * 32, pb.colTiles() * 32);
   for (int64_t t = 0; t < pb.t; ++t)
     for (int64_t r = 0; r < x.r; ++r)
       for (int64_t cc = 0; cc < x.c; ++cc) x.at(0, t, r, cc) = code(d.idOf(codedAs.empty() ? in.name : codedAs), t, r / 32, cc / 32);
   x = golden::applyTms(x, in.tms);
-  const formats::Blocking ob = formats::blockingOf(op);
+  const formats::Blocking ob = netlist::blockingOf(op);
   int64_t core = 0;
   for (const Buffer& b : y.buffers) {
     if (b.mdOpName != opName || b.bufferType != BufferType::Unpacker || b.id != input) continue;

@@ -17,7 +17,7 @@ using namespace tessera;
 using namespace tessera::contract;
 using sim::CopResult;
 using sim::Coprocessor;
-using netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 

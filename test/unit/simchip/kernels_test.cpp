@@ -210,18 +210,18 @@ TEST_CASE("epoch runner: tensors through DRAM queue buffers", "[simchip][dram]")
   for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<float>(i % 251) - 100.0f;
   const std::vector<QueueBufferLoc> buffers = {{0, 0x1000}, {1, 0x1000}};
   std::string error;
-  REQUIRE(writeTensorEntry(chip.dram(), buffers, 1, t, 0, b, netlist::DataFormat::Float16_b, error));
+  REQUIRE(writeTensorEntry(chip.dram(), buffers, 1, t, 0, b, DataFormat::Float16_b, error));
   // Core 1's second tile is tile column 3 of the tensor: value (r, c) at 32*3 + c.
   std::vector<uint8_t> entry = readQueueEntry(chip.dram(), buffers[1], 1, 2 * kTile);
   REQUIRE(entry.size() == 2 * kTile);
   std::array<float, 1024> values{};
-  formats::unpackTile(netlist::DataFormat::Float16_b, std::span<const uint8_t>(entry).subspan(kTile, kTile), values);
+  formats::unpackTile(DataFormat::Float16_b, std::span<const uint8_t>(entry).subspan(kTile, kTile), values);
   CHECK(values[0] == t.at(0, 0, 0, 96));
   CHECK(values[33] == t.at(0, 0, 1, 97));
   formats::Tensor back(1, 1, 32, 128);
-  REQUIRE(readTensorEntry(chip.dram(), buffers, 1, b, netlist::DataFormat::Float16_b, back, 0, error));
+  REQUIRE(readTensorEntry(chip.dram(), buffers, 1, b, DataFormat::Float16_b, back, 0, error));
   CHECK(back.data == t.data);  // integers below 256 are exact in Float16_b
-  CHECK_FALSE(writeTensorEntry(chip.dram(), {buffers[0]}, 1, t, 0, b, netlist::DataFormat::Float16_b, error));
+  CHECK_FALSE(writeTensorEntry(chip.dram(), {buffers[0]}, 1, t, 0, b, DataFormat::Float16_b, error));
 }
 
 // The same two-core pipeline with the binaries pushed into the cores' DRAM
