@@ -2,8 +2,8 @@
 # Benchmark: the golden matmul's per-tile product (HiFi3: two fidelity terms,
 # Float16_b dest rounded after every 32-deep tile), bert-base shapes. Runs the
 # hidden [.bench] case of unit-tests-golden: the Eigen path (one GEMM call per
-# 64-row panel, term and tile, then rounding), the fused kernel
-# (gemmTilesRounded) and, for scale, one plain Eigen GEMM without per-tile
+# 64-row panel, term and tile, then rounding), the per-tile kernel
+# (gemmTilesRounded, in the device order) and, for scale, one plain Eigen GEMM without per-tile
 # rounding. When Debian's OpenBLAS is installed (libopenblas-dev), the same
 # per-tile calls through cblas_sgemm (speed only: its summation order is not
 # the reference's, and it does not round). Best of 5 runs per line.

@@ -1,7 +1,8 @@
-// The reference model's matrix-product kernels. Kept in their own translation
-// unit, the only one that includes Eigen, so it can be built for the host's
-// vector ISA (AVX2+FMA when the build machine has it; see CMakeLists.txt)
-// without mixing ISAs in Eigen's inline functions across files.
+// The reference model's matrix-product kernels: Eigen's GEMM (gemm.cpp, the
+// only file that includes Eigen, so it can be built for the host's vector ISA,
+// AVX2+FMA when the build machine has it, without mixing ISAs in Eigen's
+// inline functions across files) and the per-tile product of a 16-bit dest in
+// the device's order (gemm_tiles.cpp). See CMakeLists.txt.
 #pragma once
 #include "netlist/enums.hpp"
 
@@ -25,19 +26,16 @@ struct GemmTerm {
 
 // The matmul of a dest narrower than Float32, as the device computes it: for
 // each of `tiles` inner tiles t of 32 (A's columns, B's rows 32t..32t+31),
-// C += A_t * B_t for each term in order, then C is rounded to `dest`.
-// Every value is bit-identical to calling gemmAccumulate per term and tile on
-// panels of 64 rows of C (Eigen's GEMM: its accumulation order, which columns
-// of each cache block it sums as two halves, reproduced) and rounding the
-// panel after each tile; but one pass over C, no packing, and Float16_b
-// rounded in registers. Returns false (C untouched) when this build has no
-// such kernel (not AVX2+FMA) or the shape does not suit it (m not a multiple
-// of 4, n not a multiple of 8): the caller then takes the gemmAccumulate path.
+// C += A_t * B_t for each term in order, then C is rounded to `dest`. Each
+// value's dot product over a tile is summed in float from 0 with k ascending
+// (a multiply and an add, each rounded; no FMA) and then added to C: the
+// simulator's order (docs/device-model.md, MATMUL), the same on every build
+// (gemm_tiles.cpp; AVX2 where the build has it). Returns false (C untouched)
+// only for an empty shape or no tiles.
 bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> terms, int64_t lda, int64_t ldb,
                       int64_t tiles, DataFormat dest);
 
-// Rows of C per panel of the gemmAccumulate path that gemmTilesRounded
-// reproduces (ops.cpp's kPanelRows).
+// Rows of C per panel of ops.cpp's gemmAccumulate path (kPanelRows).
 constexpr int64_t kGemmPanelRows = 64;
 
 // The instruction set the kernel was built for, for benchmark reports.

@@ -320,10 +320,10 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
         const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
                                        static_cast<size_t>(k * n));
         for (int64_t block = 0; block < mK; ++block) {
-          // Per tile: one fused kernel where this build has it, else a panel
-          // of output rows at a time, so the partial sums stay in cache
-          // between the tile products and their rounding (each value's
-          // arithmetic is the same whatever the panel).
+          // A 16-bit dest: the per-tile kernel, in the device's summation
+          // order (gemm_tiles.cpp). Otherwise Eigen, a panel of output rows
+          // at a time, so the partial sums stay in cache between the tile
+          // products and their rounding.
           const int64_t kc0 = block * blockCols;
           if (perTile) {
             GemmTerm blockTerms[2];
