@@ -175,6 +175,10 @@ public:
   // The slot the next write into `queue` would overwrite (gradient ops
   // accumulate into it).
   const Tensor& current(const std::string& queue) const;
+  // A queue's global read and write pointers as they stand (after begin(),
+  // before the target writes: where this execute starts).
+  int64_t rdPtrGlobal(const std::string& queue) { return state(queue).rdGlobal(); }
+  int64_t wrPtrGlobal(const std::string& queue) { return state(queue).wrGlobal(); }
   // Applies the autoinc fields (called by the interpreter after the target ran).
   void end();
 
