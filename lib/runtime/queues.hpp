@@ -185,6 +185,26 @@ public:
 private:
   QueueState& state(const std::string& queue);
   std::string where() const; // "graph 'g'" for messages
+  // Two views of one ram buffer (alias), one read and another written by
+  // this graph: input i's read sees the writes of inputs before i only, as
+  // BUDA's golden model runs a graph once per input, reading its input
+  // queues before its ops (docs/runtime.md "Dual views in one epoch").
+  struct BaseSlots {
+    std::string base;
+    int64_t first = 0, k = 1; // base slots first .. first+k-1
+  };
+  BaseSlots baseSlots(const QueueState& q, int64_t ptr) const;
+  struct SlotWrite {
+    int64_t input = 0;
+    Tensor value; // the base slot after the write
+  };
+  struct SlotHistory {
+    Tensor before; // the base slot before this epoch's first write
+    std::vector<SlotWrite> writes;
+  };
+  std::set<std::string> sharedBases_; // bases with a view read and another written here
+  std::map<std::pair<std::string, int64_t>, SlotHistory> history_; // (base, slot)
+  std::map<std::pair<std::string, int64_t>, Tensor> asOfInput_;    // (queue, input) -> what that input read
   QueueStore* store_;
   const netlist::Graph* graph_;
   int64_t inputCount_;
