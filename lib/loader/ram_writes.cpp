@@ -44,19 +44,6 @@ uint32_t ramReadStep(const netlist::Queue& q, const runtime::QueueSettingsValues
   return s.globalRdptrAutoinc.value_or(0) % span != 0 ? 1 : 0;
 }
 
-std::optional<ViewConflict> viewReadWhileWritten(const std::vector<const netlist::Queue*>& read,
-                                                 const std::vector<const netlist::Queue*>& written) {
-  auto base = [](const netlist::Queue& q) { return q.alias.present() ? q.alias.value : q.name; };
-  for (const netlist::Queue* r : read)
-    for (const netlist::Queue* w : written)
-      if (r->type.value == netlist::IoType::Ram && w->type.value == netlist::IoType::Ram && r != w &&
-          base(*r) == base(*w))
-        return ViewConflict{r, "ram " + netlist::quote(r->name) + " is read in the epoch that writes " + netlist::quote(w->name) +
-               ", a view of the same DRAM buffer (alias): the reference model reads after the epoch's writes, the "
-               "device would read while they happen; the sim target runs the two views in separate epochs only"};
-  return std::nullopt;
-}
-
 namespace {
 
 int64_t floorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }

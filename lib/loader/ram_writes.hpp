@@ -29,17 +29,6 @@ std::optional<RamWrites> ramWrites(const netlist::Queue& q, const runtime::Queue
 // (global_rdptr_autoinc not 0 mod 2E), else 0 (read in place).
 uint32_t ramReadStep(const netlist::Queue& q, const runtime::QueueSettingsValues& s);
 
-// Two views of one ram (alias) that one launch both writes and reads: the
-// reference model reads after the launch's writes, the device would read
-// while they happen (views have no flow control between them). The first
-// such reader, with the message; nullopt when there is none.
-struct ViewConflict {
-  const netlist::Queue* reader = nullptr;
-  std::string message;
-};
-std::optional<ViewConflict> viewReadWhileWritten(const std::vector<const netlist::Queue*>& read,
-                                                 const std::vector<const netlist::Queue*>& written);
-
 // One launch reads ram `reader` while it writes ram `writer`, two views of one
 // DRAM buffer (alias). Both views keep their real slots in the shared buffer
 // and share its one header: rd_ptr/rd_autoinc in reader entries, wr_ptr/

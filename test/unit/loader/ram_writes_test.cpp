@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 using tessera::loader::ramWrites;
-using tessera::loader::viewReadWhileWritten;
 using tessera::netlist::IoType;
 using tessera::netlist::Queue;
 using tessera::runtime::QueueSettingsValues;
@@ -74,17 +73,6 @@ TEST_CASE("two inputs in one slot: only the last is observable", "[loader][ram]"
   CHECK(error.find("inputs 0 and 2") != std::string::npos);
   // E = 4, g = 4: pointers 0, 4 -> slot 0 twice.
   CHECK_FALSE(ramWrites(ram("cache", 4), stride(4), 2, error));
-}
-
-TEST_CASE("a launch reading one view of a ram while writing another is refused", "[loader][ram]") {
-  Queue base = ram("base", 4), view = ram("view", 2, "base"), other = ram("other", 4), sibling = ram("sib", 4, "base");
-  CHECK_FALSE(viewReadWhileWritten({&other}, {&base}));
-  auto c = viewReadWhileWritten({&view}, {&base});
-  REQUIRE(c);
-  CHECK(c->reader == &view);
-  CHECK(c->message.find("ram 'view' is read in the epoch that writes 'base'") != std::string::npos);
-  CHECK(viewReadWhileWritten({&base}, {&view}));      // the base read, a view written
-  CHECK(viewReadWhileWritten({&sibling}, {&view}));   // two views of one base
 }
 
 TEST_CASE("a ram read with global_rdptr_autoinc steps one staged slot per entry", "[loader][ram]") {
