@@ -9,8 +9,6 @@
 
 namespace tessera::loader {
 
-constexpr uint64_t kQueueHeaderBytesForViews = 32; // netlist::queueBufferBytes counts one header
-
 std::optional<RamWrites> ramWrites(const netlist::Queue& q, const runtime::QueueSettingsValues& s, int64_t n,
                                    std::string& error) {
   RamWrites out;
@@ -48,10 +46,12 @@ namespace {
 
 int64_t floorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
-// Bytes of one entry in one cell's buffer (the header aside).
+// Bytes of one entry in one cell's buffer: netlist::queueBufferBytes counts
+// one 32-byte header besides the entries.
 uint64_t slotBytes(const netlist::Queue& q) {
   const uint64_t entries = static_cast<uint64_t>(std::max<int64_t>(1, q.entries.value));
-  return (netlist::queueBufferBytes(q) - kQueueHeaderBytesForViews) / entries;
+  const uint64_t bytes = netlist::queueBufferBytes(q);
+  return bytes < 32 ? 0 : (bytes - 32) / entries;
 }
 
 } // namespace
@@ -133,16 +133,14 @@ std::optional<SharedRamViews> sharedRamViews(const std::vector<RamAccess>& read,
     if (it != writeAt.begin() && std::prev(it)->first + wb > r0) --it;
     if (it != writeAt.end() && it->first < r0 + rb && r0 < it->first + wb) {
       const int64_t j = it->second;
-      {
-        rule = "dual-view-race";
-        error = pair + ": input " + std::to_string(i) + " reads its entry " + std::to_string(out.readSlots[i]) +
-                ", which shares bytes with entry " + std::to_string(out.writeSlots[j]) + " of " + netlist::quote(wq.name) +
-                " that input " + std::to_string(j) +
-                " writes. The two views have no flow control between them, so on silicon the read sees old or new "
-                "data by timing (a race; upstream forbids it: runtime check_for_dual_view_ram_rd_wr_overlap_in_graph). "
-                "Choose rd_ptr_global, wr_ptr_global and their autoincs so an execute's reads and writes do not overlap";
-        return std::nullopt;
-      }
+      rule = "dual-view-race";
+      error = pair + ": input " + std::to_string(i) + " reads its entry " + std::to_string(out.readSlots[i]) +
+              ", which shares bytes with entry " + std::to_string(out.writeSlots[j]) + " of " + netlist::quote(wq.name) +
+              " that input " + std::to_string(j) +
+              " writes. The two views have no flow control between them, so on silicon the read sees old or new "
+              "data by timing (a race; upstream forbids it: runtime check_for_dual_view_ram_rd_wr_overlap_in_graph). "
+              "Choose rd_ptr_global, wr_ptr_global and their autoincs so an execute's reads and writes do not overlap";
+      return std::nullopt;
     }
   }
   return out;
