@@ -58,7 +58,7 @@ uint64_t slotBytes(const netlist::Queue& q) {
 
 std::optional<SharedRamViews> sharedRamViews(const std::vector<RamAccess>& read, const std::vector<RamAccess>& written,
                                              int64_t n, std::string& rule, std::string& error,
-                                             const netlist::Queue*& at) {
+                                             const netlist::Queue*& at, bool allowRace) {
   auto base = [](const netlist::Queue& q) { return q.alias.present() ? q.alias.value : q.name; };
   auto isRam = [](const netlist::Queue& q) { return q.type.value == netlist::IoType::Ram; };
   const RamAccess* r = nullptr;
@@ -140,6 +140,7 @@ std::optional<SharedRamViews> sharedRamViews(const std::vector<RamAccess>& read,
               " writes. The two views have no flow control between them, so on silicon the read sees old or new "
               "data by timing (a race; upstream forbids it: runtime check_for_dual_view_ram_rd_wr_overlap_in_graph). "
               "Choose rd_ptr_global, wr_ptr_global and their autoincs so an execute's reads and writes do not overlap";
+      if (allowRace) return out;
       return std::nullopt;
     }
   }

@@ -58,8 +58,10 @@ struct RamAccess {
 // no ram of `read` shares a buffer with a different ram of `written`; nullopt
 // with `error` (and `rule`: dual-view-race for an overlap, sim-unsupported
 // otherwise; `at`: the reader view) when the pair cannot run on the device.
+// `allowRace`: an overlap returns the layout anyway, `rule` and `error`
+// saying what races (loader --allow-dual-view-race).
 std::optional<SharedRamViews> sharedRamViews(const std::vector<RamAccess>& read, const std::vector<RamAccess>& written,
                                              int64_t inputCount, std::string& rule, std::string& error,
-                                             const netlist::Queue*& at);
+                                             const netlist::Queue*& at, bool allowRace = false);
 
 } // namespace tessera::loader

@@ -143,8 +143,9 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     const int64_t n = ios.empty() ? 1 : ios.front()->inputCount();
     std::string rule, error;
     const netlist::Queue* at = nullptr;
-    views = sharedRamViews(ra, wa, n, rule, error, at);
+    views = sharedRamViews(ra, wa, n, rule, error, at, allowDualViewRace);
     if (!views && !error.empty()) throw fail(rule, at ? at->loc : SourceLoc{}, error);
+    if (views && !error.empty() && warn) warn(where + ": " + error + " [" + rule + "]");
     if (views) {
       runtime::EpochIo* rio = ioOf.at(views->reader);
       runtime::EpochIo* wio = ioOf.at(views->writer);

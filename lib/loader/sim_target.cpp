@@ -300,10 +300,9 @@ void SimTarget::execute(runtime::EpochIo& io) {
       if (!gradients.count(q->name)) wa.push_back({q, io.wrPtrGlobal(q->name), &io.settings(q->name)});
     std::string rule, error;
     const netlist::Queue* at = nullptr;
-    views = sharedRamViews(ra, wa, n, rule, error, at);
-    if (!views && !error.empty()) {
-      throw fail(rule, at ? at->loc : graph.loc, error);
-    }
+    views = sharedRamViews(ra, wa, n, rule, error, at, allowDualViewRace);
+    if (!views && !error.empty()) throw fail(rule, at ? at->loc : graph.loc, error);
+    if (views && !error.empty() && warn) warn(where + ": " + error + " [" + rule + "]");
   }
 
   // A queue's buffers are in device DRAM or, for `loc: host`, in host memory
