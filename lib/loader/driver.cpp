@@ -577,6 +577,8 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     simTarget->recordTimeline = checking;
     simTarget->recordTrace = tracing;
     simTarget->chipThreads = opts.threads ? opts.threads : 1;  // only an explicit -j (docs/loader.md)
+    simTarget->allowDualViewRace = opts.allowDualViewRace;
+    simTarget->warn = [&](const std::string& what) { err << kTool << ": warning: " << what << "\n"; };
     if (injectSpec) {
       if (simTarget->multiChip()) {
         err << kTool << ": error: --inject: one chip only (this netlist runs on a cluster)\n";

@@ -37,6 +37,7 @@ struct LoaderOptions {
   std::string traceFile;               // sim: Chrome trace-event JSON of every epoch run (trace_writer.hpp)
   std::string reportFile;              // sim: the HTML report: placement grids, timelines, perf checks
   std::string inject;                  // sim, one chip: inject a fault, "KIND[:SEED]" (sim/fault_injection.hpp)
+  bool allowDualViewRace = false;      // sim: run a dual-view race (ram_writes.hpp) instead of refusing it
   bool progress = false;               // a progress line per execute on stderr (always shown on a terminal after 1 s)
   unsigned threads = 0;                // golden: entries evaluated at once; run: also stage tools at once
                                        // (0: one per hardware thread)

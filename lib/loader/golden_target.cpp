@@ -70,6 +70,38 @@ const std::vector<GoldenTarget::OpRef>& GoldenTarget::order(const std::vector<co
     }
   }
 
+  // A ram read while another view of its buffer (alias) is written in the
+  // launch: the writers run first, so each input's read can see the writes
+  // of the inputs before it (runtime::EpochIo). Not an edge that would close
+  // a cycle: then the read comes first.
+  std::map<std::string, const netlist::Queue*> rams;
+  for (const auto& q : nl_->queues)
+    if (q.type.value == netlist::IoType::Ram) rams.emplace(q.name, &q);
+  auto baseOf = [](const netlist::Queue& q) { return q.alias.present() ? q.alias.value : q.name; };
+  std::map<std::string, std::vector<std::pair<std::string, OpRef>>> viewWriters; // base -> (ram, writer op)
+  for (const auto& [name, q] : rams)
+    for (size_t g = 0; g < graphs.size(); ++g)
+      for (size_t i = 0; i < graphs[g]->ops.size(); ++i)
+        if (graphs[g]->ops[i].name == q->input.value) viewWriters[baseOf(*q)].push_back({name, OpRef{g, i}});
+
+  // Whether `from`'s result reaches `to` through data edges (then `to`
+  // cannot run before `from`).
+  auto feeds = [&](OpRef from, OpRef to) {
+    std::set<std::pair<size_t, size_t>> seen;
+    std::vector<OpRef> stack{to};
+    while (!stack.empty()) {
+      const OpRef cur = stack.back();
+      stack.pop_back();
+      if (cur.graph == from.graph && cur.op == from.op) return true;
+      if (!seen.insert({cur.graph, cur.op}).second) continue;
+      for (const auto& in : graphs[cur.graph]->ops[cur.op].inputs) {
+        if (auto q = queueProducer.find(in.name); q != queueProducer.end()) stack.push_back(q->second);
+        else if (auto p = producer(graphs, cur, in.name)) stack.push_back(*p);
+      }
+    }
+    return false;
+  };
+
   // Depth-first post-order, graphs in launch order; the validator rejects
   // cycles, so a cycle here is reported rather than looped on.
   std::vector<OpRef> out;
@@ -84,6 +116,10 @@ const std::vector<GoldenTarget::OpRef>& GoldenTarget::order(const std::vector<co
     for (const auto& in : op.inputs) {
       if (auto q = queueProducer.find(in.name); q != queueProducer.end()) self(self, q->second);
       else if (auto p = producer(graphs, at, in.name)) self(self, *p);
+      else if (auto r = rams.find(in.name); r != rams.end())
+        if (auto w = viewWriters.find(baseOf(*r->second)); w != viewWriters.end())
+          for (const auto& [ram, writer] : w->second)
+            if (ram != in.name && !feeds(at, writer)) self(self, writer);
     }
     st = 2;
     out.push_back(at);

@@ -125,11 +125,37 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
         }
   }
 
+  // A ram view read while another view of its buffer is written: as on one
+  // chip (sim_target.cpp), when both views are used by one graph on the
+  // buffer's own chip.
+  std::optional<SharedRamViews> views;
   {
-    std::vector<const netlist::Queue*> r, w;
-    for (const auto& [q, io] : read) r.push_back(q);
-    for (const auto& [q, io] : written) w.push_back(q);
-    if (auto c = viewReadWhileWritten(r, w)) throw fail("sim-unsupported", c->reader->loc, c->message);
+    std::vector<RamAccess> ra, wa;
+    std::map<const netlist::Queue*, runtime::EpochIo*> ioOf;
+    for (const auto& [q, io] : read) {
+      ra.push_back({q, io->rdPtrGlobal(q->name), &io->settings(q->name)});
+      ioOf[q] = io;
+    }
+    for (const auto& [q, io] : written)
+      if (!gradients.count(q->name)) {
+        wa.push_back({q, io->wrPtrGlobal(q->name), &io->settings(q->name)});
+        ioOf[q] = io;
+      }
+    const int64_t n = ios.empty() ? 1 : ios.front()->inputCount();
+    std::string rule, error;
+    const netlist::Queue* at = nullptr;
+    views = sharedRamViews(ra, wa, n, rule, error, at, allowDualViewRace);
+    if (!views && !error.empty()) throw fail(rule, at ? at->loc : SourceLoc{}, error);
+    if (views && !error.empty() && warn) warn(where + ": " + error + " [" + rule + "]");
+    if (views) {
+      runtime::EpochIo* rio = ioOf.at(views->reader);
+      runtime::EpochIo* wio = ioOf.at(views->writer);
+      if (rio != wio || chipIdOf(rio->graph()) != chipIdOf(*views->writer))
+        throw fail("sim-unsupported", views->reader->loc,
+                   "ram " + quote(views->reader->name) + " is read in the epoch that writes " + quote(views->writer->name) +
+                       ", a view of the same DRAM buffer (alias), from another graph or chip: the sim target handles "
+                       "both views in one graph on the buffer's chip only");
+    }
   }
 
   // A queue's buffers: device DRAM of its chip, or host memory (every chip
@@ -193,6 +219,19 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     auto bufs = buffersOf(*q);
     formats::Blocking b = netlist::blockingOf(*q);
     const int64_t n = io->inputCount();
+    if (views && q == views->reader) { // its real slots; the writer's loop writes the shared header
+      if (!peers.empty())
+        throw fail("sim-unsupported", q->loc, "ram " + quote(q->name) + " is read through PCIe from another chip in the epoch that writes " +
+                                                  quote(views->writer->name) + ", a view of the same DRAM buffer (alias)");
+      for (int64_t i = 0; i < n; ++i) {
+        std::string error;
+        for (sim::Dram* mem : memoriesOf(*q))
+          if (!sim::writeTensorEntry(*mem, bufs, views->readSlots[static_cast<size_t>(i)], io->read(q->name, i), 0, b,
+                                     q->df.value, error))
+            throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
+      }
+      continue;
+    }
     const runtime::QueueSettingsValues& s = io->settings(q->name);
     const bool stay = !s.prologue && q->type.value == netlist::IoType::Queue && s.rdPtrAutoinc == 0;
     const int64_t slots = s.prologue || stay ? 1 : std::min(n, q->entries.value);
@@ -232,12 +271,31 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
   std::map<std::string, RamWrites> ramSlots;
   for (const auto& [q, io] : written) {
     if (q->type.value != netlist::IoType::Ram || gradients.count(q->name)) continue;
+    if (views && q == views->writer) {
+      ramSlots.emplace(q->name, RamWrites{views->wrAutoinc, views->writeSlots});
+      continue;
+    }
     std::string error;
     std::optional<RamWrites> w = ramWrites(*q, io->settings(q->name), io->inputCount(), error);
     if (!w) throw fail("sim-unsupported", q->loc, error);
     ramSlots.emplace(q->name, std::move(*w));
   }
   for (const auto& [q, io] : written) {
+    if (views && q == views->writer) { // the buffer's one header (sim_target.cpp)
+      sim::QueueHeader h;
+      h.rdPtr = views->rdPtr;
+      h.rdAutoinc = views->rdAutoinc;
+      h.wrPtr = views->wrPtr;
+      h.wrAutoinc = views->wrAutoinc;
+      h.slots = 0;
+      for (sim::Dram* mem : memoriesOf(*q))
+        for (const auto& buf : buffersOf(*q))
+          if (!sim::writeQueueHeader(*mem, buf.channel, buf.address, h))
+            throw fail("sim-queue", q->dramLoc, "queue " + quote(q->name) + ": header at channel " +
+                                                    std::to_string(buf.channel) + " address " +
+                                                    support::hexLiteral(buf.address) + " is outside DRAM");
+      continue;
+    }
     auto r = ramSlots.find(q->name);
     setHeaders(*q, buffersOf(*q), 0, false, r == ramSlots.end() ? 0 : r->second.autoinc);
   }

@@ -291,7 +291,20 @@ void SimTarget::execute(runtime::EpochIo& io) {
       }
   }
 
-  if (auto c = viewReadWhileWritten(read, written)) throw fail("sim-unsupported", c->reader->loc, c->message);
+  // A ram view read while another view of its buffer is written: both at
+  // their real slots of the one buffer, when no read overlaps a write.
+  std::optional<SharedRamViews> views;
+  {
+    std::vector<RamAccess> ra, wa;
+    for (const netlist::Queue* q : read) ra.push_back({q, io.rdPtrGlobal(q->name), &io.settings(q->name)});
+    for (const netlist::Queue* q : written)
+      if (!gradients.count(q->name)) wa.push_back({q, io.wrPtrGlobal(q->name), &io.settings(q->name)});
+    std::string rule, error;
+    const netlist::Queue* at = nullptr;
+    views = sharedRamViews(ra, wa, n, rule, error, at, allowDualViewRace);
+    if (!views && !error.empty()) throw fail(rule, at ? at->loc : graph.loc, error);
+    if (views && !error.empty() && warn) warn(where + ": " + error + " [" + rule + "]");
+  }
 
   // A queue's buffers are in device DRAM or, for `loc: host`, in host memory
   // (the chip reaches it through its PCIe core; the host reads it directly).
@@ -321,6 +334,15 @@ void SimTarget::execute(runtime::EpochIo& io) {
   for (const netlist::Queue* q : read) {
     auto bufs = buffersOf(*q);
     formats::Blocking b = netlist::blockingOf(*q);
+    if (views && q == views->reader) { // its real slots; the writer's loop writes the shared header
+      for (int64_t i = 0; i < n; ++i) {
+        std::string error;
+        if (!sim::writeTensorEntry(memOf(*q), bufs, views->readSlots[static_cast<size_t>(i)], io.read(q->name, i), 0, b,
+                                   q->df.value, error))
+          throw fail("sim-queue", q->loc, "queue " + quote(q->name) + " entry " + std::to_string(i) + ": " + error);
+      }
+      continue;
+    }
     const int64_t entries = q->entries.value;
     const runtime::QueueSettingsValues& s = io.settings(q->name);
     const bool stay = !s.prologue && q->type.value == netlist::IoType::Queue && s.rdPtrAutoinc == 0;
@@ -351,12 +373,32 @@ void SimTarget::execute(runtime::EpochIo& io) {
   std::map<std::string, RamWrites> ramSlots;
   for (const netlist::Queue* q : written) {
     if (q->type.value != netlist::IoType::Ram || gradients.count(q->name)) continue;
+    if (views && q == views->writer) {
+      ramSlots.emplace(q->name, RamWrites{views->wrAutoinc, views->writeSlots});
+      continue;
+    }
     std::string error;
     std::optional<RamWrites> w = ramWrites(*q, io.settings(q->name), n, error);
     if (!w) throw fail("sim-unsupported", q->loc, error);
     ramSlots.emplace(q->name, std::move(*w));
   }
   for (const netlist::Queue* q : written) {
+    if (views && q == views->writer) {
+      // The buffer's one header: the reader's pointer and stride in its
+      // entries, the writer's in its own; slots 0 lets each view's streams
+      // use their blob's slot count.
+      sim::QueueHeader h;
+      h.rdPtr = views->rdPtr;
+      h.rdAutoinc = views->rdAutoinc;
+      h.wrPtr = views->wrPtr;
+      h.wrAutoinc = views->wrAutoinc;
+      h.slots = 0;
+      for (const auto& buf : buffersOf(*q))
+        if (!sim::writeQueueHeader(memOf(*q), buf.channel, buf.address, h))
+          throw fail("sim-queue", q->dramLoc, "queue " + quote(q->name) + ": header at channel " + std::to_string(buf.channel) +
+                                                  " address " + support::hexLiteral(buf.address) + " is outside DRAM");
+      continue;
+    }
     auto r = ramSlots.find(q->name);
     setHeaders(*q, buffersOf(*q), 0, false, r == ramSlots.end() ? 0 : r->second.autoinc);
   }

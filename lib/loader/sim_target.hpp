@@ -96,6 +96,12 @@ public:
   unsigned chipThreads = 1;
   // Injected faults (loader --inject; one chip only). Not owned; nullptr: none.
   sim::FaultInjector* inject = nullptr;
+  // Run a ram view read while an overlapping entry of another view of its
+  // buffer is written (a race on silicon) instead of refusing it
+  // (dual-view-race); `warn` gets the race's description (loader
+  // --allow-dual-view-race).
+  bool allowDualViewRace = false;
+  std::function<void(const std::string&)> warn;
   // Optional: every epoch run that completed, with the chip's report (loader --perf-report).
   std::function<void(const SimEpochInfo&, const sim::ChipRunResult&)> onEpoch;
   // Several chips: every launch that completed, with every chip's report.

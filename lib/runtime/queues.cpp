@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 namespace tessera::runtime {
@@ -286,6 +287,23 @@ EpochIo::EpochIo(QueueStore& store, const netlist::Graph& graph, int64_t inputCo
     : store_(&store), graph_(&graph), inputCount_(inputCount), settings_(std::move(settings)), loc_(executeLoc) {
   for (auto& name : queuesReadBy(store, graph)) readable_.insert(std::move(name));
   for (auto& name : queuesWrittenBy(store, graph)) writable_.insert(std::move(name));
+  auto baseOf = [&](const std::string& name) -> std::optional<std::string> {
+    const QueueState* q = store.find(name);
+    if (!q || !q->isRam()) return std::nullopt;
+    auto a = store.aliases_.find(name);
+    return a == store.aliases_.end() ? name : a->second.base;
+  };
+  for (const auto& r : readable_)
+    for (const auto& w : writable_)
+      if (r != w)
+        if (auto br = baseOf(r), bw = baseOf(w); br && bw && *br == *bw) sharedBases_.insert(*br);
+}
+
+EpochIo::BaseSlots EpochIo::baseSlots(const QueueState& q, int64_t ptr) const {
+  auto a = store_->aliases_.find(q.name());
+  const int64_t slot = static_cast<int64_t>(q.index(ptr));
+  if (a == store_->aliases_.end()) return {q.name(), slot, 1};
+  return {a->second.base, slot * a->second.k, a->second.k};
 }
 
 const QueueSettingsValues& EpochIo::settings(const std::string& queue) const {
@@ -333,7 +351,20 @@ const Tensor& EpochIo::read(const std::string& queue, int64_t i) {
     int64_t stride = preloaded ? 0 : floorMod(s.globalRdptrAutoinc.value_or(0), 2 * q.entries());
     const int64_t ptr = q.rdGlobal_ + i * stride;
     store_->loadFromBase(q, ptr);
-    return std::as_const(q).slot(ptr);
+    const BaseSlots bs = baseSlots(q, ptr);
+    if (!sharedBases_.count(bs.base)) return std::as_const(q).slot(ptr);
+    // Base slots this epoch wrote: as they stood before input i's writes.
+    Tensor value = std::as_const(q).slot(ptr);
+    for (int64_t j = 0; j < bs.k; ++j) {
+      auto h = history_.find({bs.base, bs.first + j});
+      if (h == history_.end()) continue;
+      const Tensor* seen = &h->second.before;
+      for (const SlotWrite& w : h->second.writes)
+        if (w.input < i) seen = &w.value;
+      std::copy(seen->data.begin(), seen->data.end(),
+                value.data.begin() + static_cast<std::ptrdiff_t>(j * static_cast<int64_t>(seen->size())));
+    }
+    return asOfInput_[{queue, i}] = std::move(value);
   }
 
   requireConsistent(q, q.headerError_, q.headerErrorLoc_);
@@ -385,8 +416,20 @@ void EpochIo::write(const std::string& queue, Tensor entry) {
   if (q.isRam()) {
     // A ram's write pointer only moves by global_wrptr_autoinc (default 0):
     // without it every entry of the epoch lands in the same slot.
+    const BaseSlots bs = baseSlots(q, q.wrGlobal_);
+    const bool shared = sharedBases_.count(bs.base) > 0;
+    if (shared) {
+      const QueueState& base = *store_->find(bs.base);
+      for (int64_t j = 0; j < bs.k; ++j)
+        if (auto [h, added] = history_.try_emplace({bs.base, bs.first + j}); added) h->second.before = base.slot(bs.first + j);
+    }
     q.store(q.wrGlobal_, std::move(entry));
     store_->storeToBase(q, q.wrGlobal_);
+    if (shared) {
+      const QueueState& base = *store_->find(bs.base);
+      for (int64_t j = 0; j < bs.k; ++j)
+        history_.at({bs.base, bs.first + j}).writes.push_back({written, base.slot(bs.first + j)});
+    }
     q.wrGlobal_ = q.wrap(q.wrGlobal_ + floorMod(settings(queue).globalWrptrAutoinc.value_or(0), 2 * q.entries()));
   } else {
     q.store(q.wrGlobal_, std::move(entry));

@@ -175,12 +175,36 @@ public:
   // The slot the next write into `queue` would overwrite (gradient ops
   // accumulate into it).
   const Tensor& current(const std::string& queue) const;
+  // A queue's global read and write pointers as they stand (after begin(),
+  // before the target writes: where this execute starts).
+  int64_t rdPtrGlobal(const std::string& queue) { return state(queue).rdGlobal(); }
+  int64_t wrPtrGlobal(const std::string& queue) { return state(queue).wrGlobal(); }
   // Applies the autoinc fields (called by the interpreter after the target ran).
   void end();
 
 private:
   QueueState& state(const std::string& queue);
   std::string where() const; // "graph 'g'" for messages
+  // Two views of one ram buffer (alias), one read and another written by
+  // this graph: input i's read sees the writes of inputs before i only, as
+  // BUDA's golden model runs a graph once per input, reading its input
+  // queues before its ops (docs/runtime.md "Dual views in one epoch").
+  struct BaseSlots {
+    std::string base;
+    int64_t first = 0, k = 1; // base slots first .. first+k-1
+  };
+  BaseSlots baseSlots(const QueueState& q, int64_t ptr) const;
+  struct SlotWrite {
+    int64_t input = 0;
+    Tensor value; // the base slot after the write
+  };
+  struct SlotHistory {
+    Tensor before; // the base slot before this epoch's first write
+    std::vector<SlotWrite> writes;
+  };
+  std::set<std::string> sharedBases_; // bases with a view read and another written here
+  std::map<std::pair<std::string, int64_t>, SlotHistory> history_; // (base, slot)
+  std::map<std::pair<std::string, int64_t>, Tensor> asOfInput_;    // (queue, input) -> what that input read
   QueueStore* store_;
   const netlist::Graph* graph_;
   int64_t inputCount_;

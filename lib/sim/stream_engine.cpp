@@ -611,7 +611,7 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
     noteTransfer(s, TransferKind::DramRead, t0, arrival, r.msgSize);
     touch(s, t0);
     if (!windowed && ++cur.tile == cur.tilesPerEntry) {
-      if (cur.ram) ++cur.ramSlot;  // without periods a ram reader walks its slots
+      if (cur.ram) cur.ramSlot += cur.ramStep;  // without periods too: rd_autoinc per entry
       moveReaderPast(s, cur);
     }
     moved = true;
@@ -878,7 +878,7 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
       ++counters_.prologueTiles;
       counters_.dramReadBytes += r.msgSize;
       if (!windowed && ++cur.tile == cur.tilesPerEntry) {
-        if (cur.ram) ++cur.ramSlot;  // without periods a ram reader walks its slots
+        if (cur.ram) cur.ramSlot += cur.ramStep;  // without periods too: rd_autoinc per entry
         moveReaderPast(s, cur);
       }
     }

@@ -62,6 +62,10 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
                  "sim, one chip: inject one fault where SEED (default 1) picks: drop-credit, dram-bitflip, noc-stall or "
                  "hart-stop; the run must end in a named fault, a hang or a failed check (docs/loader.md)")
       ->type_name("<kind[:seed]>");
+  app.add_flag("--allow-dual-view-race", opts.allowDualViewRace,
+               "sim: run an execute that reads a ram view where its ops write an overlapping entry of another view of "
+               "the same buffer (a race on silicon; what the read sees follows the simulated timing) with a warning "
+               "instead of the dual-view-race error (docs/loader.md)");
   app.add_flag("--progress", opts.progress,
                "Print a progress line (executes, epochs on the chip, cycles, tiles moved) on stderr after each execute; on a "
                "terminal a line rewritten in place is shown anyway once a run lasts a second");

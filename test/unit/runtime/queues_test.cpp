@@ -446,12 +446,17 @@ TEST_CASE("dual-view rams share the base's memory", "[runtime][queues]") {
   settings["reader"].rdPtrGlobal = 1;
   EpochIo io(store, nl.graphs.at(0), 4, settings, {});
   io.begin();
-  for (float v : {1.f, 2.f, 3.f, 4.f}) io.write("writer", entry(writer, v)); // writer slots 0..3
-  // reader entry 1 = writer slots 2 (t 0) and 3 (t 1).
-  const Tensor& r = io.read("reader", 0);
+  for (float v : {1.f, 2.f, 3.f, 4.f}) io.write("writer", entry(writer, v)); // writer slots 0..3, inputs 0..3
+  // reader entry 1 = writer slots 2 (t 0) and 3 (t 1). Input i sees the
+  // writes of inputs before i only (the test below): input 3 sees slot 2's
+  // write (input 2) but not slot 3's (its own).
+  const Tensor& r = io.read("reader", 3);
   CHECK(r.at(0, 0, 0, 0) == 3.0f);
-  CHECK(r.at(0, 1, 31, 31) == 4.0f);
-  CHECK(io.read("view2", 0).data[0] == 1.0f); // view2 slot 0 = writer slot 0
+  CHECK(r.at(0, 1, 31, 31) == 0.0f);
+  CHECK(io.read("view2", 1).data[0] == 1.0f); // view2 slot 0 = writer slot 0, written by input 0
+  CHECK(io.read("view2", 0).data[0] == 0.0f); // input 0 reads before any write
+  io.end();
+  CHECK(writer.slot(3).data[0] == 4.0f); // the base holds every write
 
   // A host push into a view lands in the base: view2's write pointer is 0.
   store.push("view2", entry(store.get("view2"), 9));
@@ -464,4 +469,62 @@ TEST_CASE("dual-view rams share the base's memory", "[runtime][queues]") {
   io2.begin();
   CHECK(writer.slot(2).data[0] == 0.0f);
   CHECK(io2.read("view2", 0).data[0] == 0.0f);
+}
+
+TEST_CASE("dual views in one epoch: input i reads before the writes of inputs i and later", "[runtime][queues]") {
+  // BUDA's golden model runs a graph once per input, its input queues read
+  // before its ops: input i of `reader` sees what inputs 0..i-1 wrote through
+  // `writer`, not what inputs i.. write, whatever order the target reads in.
+  // writer: 8 entries of t 1; reader: 4 entries of t 2 (reader p = writer 2p, 2p+1).
+  const std::string text =
+      "devices:\n  arch: grayskull\nqueues:\n" + queue("src", "HOST", "queue", 4) + queue("writer", "opw", "ram", 8) +
+      "  reader: {input: HOST, type: ram, alias: writer, entries: 4, grid_size: [1, 1], t: 2, mblock: [1, 1], "
+      "ublock: [1, 1], df: Float32, target_device: 0, loc: dram, dram: [[0, 0x1000]]}\n"
+      "  other: {input: HOST, type: ram, entries: 4, grid_size: [1, 1], t: 1, mblock: [1, 1], "
+      "ublock: [1, 1], df: Float32, target_device: 0, loc: dram, dram: [[0, 0x9000]]}\n"
+      "graphs:\n  gw:\n    target_device: 0\n    input_count: 3\n" +
+      op("opw", "src") + op("opr", "reader, other") + "programs:\n  - p0:\n    - endprogram\n";
+  netlist::Netlist nl = parse(text);
+  QueueStore store(nl);
+  const QueueState& writer = store.get("writer");
+  for (float v : {10.f, 11.f, 12.f, 13.f}) store.push("reader", entry(store.get("reader"), v)); // writer 0..7: 10 10 11 11 12 12 13 13
+
+  std::map<std::string, QueueSettingsValues> settings;
+  settings["writer"].wrPtrGlobal = 1; // inputs 0, 1, 2 write writer 1, 3, 5
+  settings["writer"].globalWrptrAutoinc = 2;
+  settings["reader"].rdPtrGlobal = 0; // inputs 0, 1, 2 read reader 0, 1, 2 (writer 0-1, 2-3, 4-5)
+  settings["reader"].globalRdptrAutoinc = 1;
+  EpochIo io(store, nl.graphs.at(0), 3, settings, {});
+  io.begin();
+  // Read before any write: the writes are not there yet for any input.
+  CHECK(io.read("reader", 1).at(0, 1, 0, 0) == 11.0f);
+  for (float v : {1.f, 2.f, 3.f}) io.write("writer", entry(writer, v));
+  // Input 0 reads reader 0 = writer 0, 1: writer 1 is input 0's own write: old.
+  const Tensor& r0 = io.read("reader", 0);
+  CHECK(r0.at(0, 0, 0, 0) == 10.0f);
+  CHECK(r0.at(0, 1, 0, 0) == 10.0f);
+  // Input 1 reads writer 2, 3: writer 3 is input 1's write: old (11).
+  CHECK(io.read("reader", 1).at(0, 1, 0, 0) == 11.0f);
+  // Input 2 reads writer 4, 5: 5 is its own write: old.
+  CHECK(io.read("reader", 2).at(0, 1, 0, 0) == 12.0f);
+  // A second epoch sees everything the first wrote.
+  io.end();
+  settings["writer"].wrPtrGlobal = 7; // 7, 9%16=9 -> slot 1, ... : input 0 writes writer 7
+  settings["reader"].rdPtrGlobal = 0;
+  EpochIo io2(store, nl.graphs.at(0), 3, settings, {});
+  io2.begin();
+  io2.write("writer", entry(writer, 20)); // input 0: writer 7
+  io2.write("writer", entry(writer, 21)); // input 1: writer 9 -> slot 1
+  io2.write("writer", entry(writer, 22)); // input 2: writer 11 -> slot 3
+  const Tensor& a = io2.read("reader", 0);  // writer 0, 1: slot 1 holds 1 from the first epoch, 21 after input 1
+  CHECK(a.at(0, 1, 0, 0) == 1.0f);
+  const Tensor& b = io2.read("reader", 2);  // writer 4, 5: first epoch's 3 at slot 5
+  CHECK(b.at(0, 1, 0, 0) == 3.0f);
+  const Tensor& c = io2.read("reader", 1);  // writer 2, 3: slot 3 = 2 (first epoch), input 2's 22 not yet
+  CHECK(c.at(0, 1, 0, 0) == 2.0f);
+  io2.end();
+  // Reads of a ram no view of which is written keep returning the slot itself.
+  EpochIo io3(store, nl.graphs.at(0), 3, {}, {});
+  io3.begin();
+  CHECK(&io3.read("other", 0) == &store.get("other").slot(0));
 }
