@@ -852,6 +852,7 @@ private:
       if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !aliasedQueues_.count(queue.name))
         // The spec reserves read_only for dual-view queues; real netlists also set it on KV-cache rams.
         d_.warning("queue-settings-field", qs.readOnly->loc, qel + ": read_only applies only to dual-view queues (alias)");
+      if (graph && !isRam && reads.count(qs.queue)) checkOverread(*graph, queue, qs, qel, reads.at(qs.queue));
       if (graph && !reads.count(qs.queue) && !writtenBy(*graph, queue))
         d_.warning("queue-settings-unused", qs.loc, qel + ": graph " + quote(graph->name) + " neither reads nor writes " + quote(qs.queue));
     }
@@ -862,6 +863,34 @@ private:
                              element + ": execute of graph " + quote(graph->name) + " has no queue_settings for input queue " + quote(name));
         diag.note(loc, "read here");
       }
+  }
+
+  // queue-overread: one epoch reads input_count entries (times rd_ptr_autoinc)
+  // of a host-fed queue that holds fewer, and nothing frees a slot during the
+  // epoch (BUDA's global_rdptr_autoinc defaults to 0 for queues, and the host
+  // pushes only into free slots), so the device would wait for the entry past
+  // the last forever. Upstream's drivers cannot run such a netlist either;
+  // it only completes with its DRAM reads decoupled (a perf mode, no data).
+  void checkOverread(const Graph& g, const Queue& queue, const QueueSetting& qs, const std::string& qel, SourceLoc readAt) {
+    if (!queue.isHostFed() || !queue.entries.present() || !g.inputCount.present()) return;
+    auto literal = [](const std::optional<Operand64>& f, int64_t absent) -> std::optional<int64_t> {
+      if (!f) return absent;
+      if (f->isVar) return std::nullopt;
+      return f->value;
+    };
+    auto prologue = literal(qs.prologue, 0);
+    auto stride = literal(qs.rdPtrAutoinc, 1);
+    auto pops = literal(qs.globalRdptrAutoinc, 0);
+    if (!prologue || *prologue || !stride || *stride <= 0 || !pops || *pops != 0) return;
+    const int64_t n = g.inputCount.value, e = queue.entries.value;
+    if ((n - 1) * *stride >= e) // input i reads entry i * stride
+      d_.warning("queue-overread", qs.loc,
+                 qel + ": graph " + quote(g.name) + " reads " + std::to_string((n - 1) * *stride + 1) +
+                     " entries of host queue " + quote(queue.name) + " in one epoch (input_count " + std::to_string(n) +
+                     (*stride != 1 ? ", rd_ptr_autoinc " + std::to_string(*stride) : std::string()) + ") but it holds " +
+                     std::to_string(e) + " and nothing pops it during the epoch (global_rdptr_autoinc 0): the host cannot "
+                     "refill it and the device would wait forever")
+          .note(readAt, "read here");
   }
 
   static bool writtenBy(const Graph& g, const Queue& queue) {
