@@ -1,6 +1,7 @@
 #include "netlist/validator.hpp"
 
 #include "device/arch_params.hpp"
+#include "device/soc_descriptor.hpp"
 #include "netlist/format_rules.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/shape.hpp"
@@ -231,6 +232,14 @@ private:
   }
   static constexpr uint64_t kQueueHeaderBytes = 32; // rd/wr pointers etc., as BUDA DRAM queues carry
 
+  uint64_t otherArchBankSize(Arch arch) {
+    auto it = bankSizes_.find(arch);
+    if (it == bankSizes_.end())
+      it = bankSizes_.emplace(arch, loadBundledDescriptor(defaultDescriptorName(arch)).dramBankSize).first;
+    return it->second;
+  }
+  std::map<Arch, uint64_t> bankSizes_; // other archs' bundled descriptors, for dram-address notes
+
   void checkDramAllocations(const Queue& queue) {
     const std::string element = "queue " + quote(queue.name);
     bool sized = queue.entries.present() && queue.t.present() && queue.mblock.present() && queue.ublock.present() && queue.df.present();
@@ -245,9 +254,22 @@ private:
       if (a.address >= device().dramBankSize || (sized && bytes > device().dramBankSize - a.address)) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a.address));
-        d_.error("dram-address", a.loc, element + ": buffer " + std::to_string(i) + " at " + buf + " (" + std::to_string(bytes) +
+        auto diag = d_.error("dram-address", a.loc, element + ": buffer " + std::to_string(i) + " at " + buf + " (" + std::to_string(bytes) +
                                             " bytes) does not fit DRAM channel " + std::to_string(a.channel) + " of " +
                                             std::to_string(device().dramBankSize) + " bytes");
+        // A netlist listing several archs runs on whichever the machine has
+        // (BUDA's parser does not compare addresses with the channel size).
+        if (sized && a.address < UINT64_MAX - bytes)
+          for (const auto& other : nl_.devices.arch)
+            if (other.value != target_.arch) {
+              const uint64_t size = otherArchBankSize(other.value);
+              if (a.address + bytes <= size) {
+                diag.note(other.loc, "it fits the " + std::to_string(size) + "-byte channels of " +
+                                         std::string(archName(other.value)) + ", which the netlist also lists (--arch " +
+                                         std::string(archName(other.value)) + ")");
+                break;
+              }
+            }
       }
     }
   }
