@@ -884,6 +884,12 @@ private:
         auto diag = d_.warning("queue-settings-missing", ins.loc,
                              element + ": execute of graph " + quote(graph->name) + " has no queue_settings for input queue " + quote(name));
         diag.note(loc, "read here");
+        QueueSetting defaults; // the runtime's: no prologue, no pops
+        defaults.queue = name;
+        defaults.loc = ins.loc;
+        auto qi = queues_.find(name);
+        if (qi != queues_.end() && !(qi->second->type.present() && qi->second->type.value == IoType::Ram))
+          checkOverread(*graph, *qi->second, defaults, element + ": execute of graph " + quote(graph->name), loc);
       }
   }
 
