@@ -1,6 +1,7 @@
 #include "netlist/validator.hpp"
 
 #include "device/arch_params.hpp"
+#include "device/soc_descriptor.hpp"
 #include "netlist/format_rules.hpp"
 #include "netlist/multichip.hpp"
 #include "netlist/shape.hpp"
@@ -231,6 +232,14 @@ private:
   }
   static constexpr uint64_t kQueueHeaderBytes = 32; // rd/wr pointers etc., as BUDA DRAM queues carry
 
+  uint64_t otherArchBankSize(Arch arch) {
+    auto it = bankSizes_.find(arch);
+    if (it == bankSizes_.end())
+      it = bankSizes_.emplace(arch, loadBundledDescriptor(defaultDescriptorName(arch)).dramBankSize).first;
+    return it->second;
+  }
+  std::map<Arch, uint64_t> bankSizes_; // other archs' bundled descriptors, for dram-address notes
+
   void checkDramAllocations(const Queue& queue) {
     const std::string element = "queue " + quote(queue.name);
     bool sized = queue.entries.present() && queue.t.present() && queue.mblock.present() && queue.ublock.present() && queue.df.present();
@@ -245,9 +254,22 @@ private:
       if (a.address >= device().dramBankSize || (sized && bytes > device().dramBankSize - a.address)) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a.address));
-        d_.error("dram-address", a.loc, element + ": buffer " + std::to_string(i) + " at " + buf + " (" + std::to_string(bytes) +
+        auto diag = d_.error("dram-address", a.loc, element + ": buffer " + std::to_string(i) + " at " + buf + " (" + std::to_string(bytes) +
                                             " bytes) does not fit DRAM channel " + std::to_string(a.channel) + " of " +
                                             std::to_string(device().dramBankSize) + " bytes");
+        // A netlist listing several archs runs on whichever the machine has
+        // (BUDA's parser does not compare addresses with the channel size).
+        if (sized && a.address < UINT64_MAX - bytes)
+          for (const auto& other : nl_.devices.arch)
+            if (other.value != target_.arch) {
+              const uint64_t size = otherArchBankSize(other.value);
+              if (a.address + bytes <= size) {
+                diag.note(other.loc, "it fits the " + std::to_string(size) + "-byte channels of " +
+                                         std::string(archName(other.value)) + ", which the netlist also lists (--arch " +
+                                         std::string(archName(other.value)) + ")");
+                break;
+              }
+            }
       }
     }
   }
@@ -852,6 +874,7 @@ private:
       if (qs.readOnly && !(qs.readOnly->isVar) && qs.readOnly->value && !queue.alias.present() && !aliasedQueues_.count(queue.name))
         // The spec reserves read_only for dual-view queues; real netlists also set it on KV-cache rams.
         d_.warning("queue-settings-field", qs.readOnly->loc, qel + ": read_only applies only to dual-view queues (alias)");
+      if (graph && !isRam && reads.count(qs.queue)) checkOverread(*graph, queue, qs, qel, reads.at(qs.queue));
       if (graph && !reads.count(qs.queue) && !writtenBy(*graph, queue))
         d_.warning("queue-settings-unused", qs.loc, qel + ": graph " + quote(graph->name) + " neither reads nor writes " + quote(qs.queue));
     }
@@ -861,7 +884,41 @@ private:
         auto diag = d_.warning("queue-settings-missing", ins.loc,
                              element + ": execute of graph " + quote(graph->name) + " has no queue_settings for input queue " + quote(name));
         diag.note(loc, "read here");
+        QueueSetting defaults; // the runtime's: no prologue, no pops
+        defaults.queue = name;
+        defaults.loc = ins.loc;
+        auto qi = queues_.find(name);
+        if (qi != queues_.end() && !(qi->second->type.present() && qi->second->type.value == IoType::Ram))
+          checkOverread(*graph, *qi->second, defaults, element + ": execute of graph " + quote(graph->name), loc);
       }
+  }
+
+  // queue-overread: one epoch reads input_count entries (times rd_ptr_autoinc)
+  // of a host-fed queue that holds fewer, and nothing frees a slot during the
+  // epoch (BUDA's global_rdptr_autoinc defaults to 0 for queues, and the host
+  // pushes only into free slots), so the device would wait for the entry past
+  // the last forever. Upstream's drivers cannot run such a netlist either;
+  // it only completes with its DRAM reads decoupled (a perf mode, no data).
+  void checkOverread(const Graph& g, const Queue& queue, const QueueSetting& qs, const std::string& qel, SourceLoc readAt) {
+    if (!queue.isHostFed() || !queue.entries.present() || !g.inputCount.present()) return;
+    auto literal = [](const std::optional<Operand64>& f, int64_t absent) -> std::optional<int64_t> {
+      if (!f) return absent;
+      if (f->isVar) return std::nullopt;
+      return f->value;
+    };
+    auto prologue = literal(qs.prologue, 0);
+    auto stride = literal(qs.rdPtrAutoinc, 1);
+    auto pops = literal(qs.globalRdptrAutoinc, 0);
+    if (!prologue || *prologue || !stride || *stride <= 0 || !pops || *pops != 0) return;
+    const int64_t n = g.inputCount.value, e = queue.entries.value;
+    if ((n - 1) * *stride >= e) // input i reads entry i * stride
+      d_.warning("queue-overread", qs.loc,
+                 qel + ": graph " + quote(g.name) + " reads " + std::to_string((n - 1) * *stride + 1) +
+                     " entries of host queue " + quote(queue.name) + " in one epoch (input_count " + std::to_string(n) +
+                     (*stride != 1 ? ", rd_ptr_autoinc " + std::to_string(*stride) : std::string()) + ") but it holds " +
+                     std::to_string(e) + " and nothing pops it during the epoch (global_rdptr_autoinc 0): the host cannot "
+                     "refill it and the device would wait forever")
+          .note(readAt, "read here");
   }
 
   static bool writtenBy(const Graph& g, const Queue& queue) {

@@ -769,6 +769,8 @@ private:
   }
 
   // An op output nothing reads would fill its packer buffer and stall.
+  // BUDA's net2pipe stops here too ("Only drainer ops can have no outputs.";
+  // its drainer op is a perf-only sink); its netlist parser accepts the file.
   void checkUnconsumed() {
     std::set<uint32_t> read;
     for (const PendingPipe& p : pending_)
@@ -780,7 +782,8 @@ private:
       for (uint32_t h : opOutputs_.at(&op)) any |= read.count(h) > 0;
       if (!any)
         fail("pipe-unconsumed-output", op.loc,
-             "the output of op " + quote(op.name) + " is read by no op and written to no queue: its packer would fill and stall");
+             "the output of op " + quote(op.name) + " is read by no op and written to no queue: its packer would fill and stall "
+                 "(BUDA's net2pipe: \"Only drainer ops can have no outputs.\")");
     }
   }
 
