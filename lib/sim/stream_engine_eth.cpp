@@ -24,8 +24,8 @@ std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer) {
 
 void StreamEngine::setEthernet(const EthPorts& ports) {
   eth_ = ports;
-  ethTxBusy_.assign(ports.cores.size(), 0);
-  ethLinks_.assign(ports.cores.size(), EthLinkCounters{});
+  ethTxBusy_.assign(ports.channelCount(), 0);
+  ethLinks_.assign(ports.channelCount(), EthLinkCounters{});
 }
 
 // A stream with a phase whose dest or src is on another chip: it must sit on
@@ -41,7 +41,10 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
                  " (phase_id " + std::to_string(p.phaseId) + "): " + what};
     return false;
   };
-  const std::optional<uint32_t> chan = eth_->channelAt(s.core->noc);
+  std::optional<uint32_t> chan = eth_->channelAt(s.core->noc);
+  // Without ethernet: any worker core's stream, through the PCIe cores.
+  const bool viaPcie = !chan && eth_->pcie;
+  if (viaPcie) chan = eth_->pcieChan();
   std::optional<StreamName> sender;
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const StreamPhase& p = s.phases[i];
@@ -59,7 +62,8 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
     if (!chan)
       return fail(i, "names " + otherText + " on chip " + std::to_string(other.chip) +
                          ", but only an ethernet core reaches another chip and this is not one");
-    const std::optional<EthEndpoint>& peer = eth_->peers[*chan];
+    const std::optional<EthEndpoint> peer =
+        viaPcie ? std::optional<EthEndpoint>(EthEndpoint{other.chip, eth_->pcieChan()}) : eth_->peers[*chan];
     if (!peer)
       return fail(i, "names " + otherText + " on chip " + std::to_string(other.chip) + ", but ethernet channel " +
                          std::to_string(*chan) + " of chip " + std::to_string(eth_->chip) + " has no link");
@@ -108,7 +112,7 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
   auto rx = std::make_unique<EthRx>();
   rx->from = *sender;
   rx->chan = *chan;
-  rx->peer = *eth_->peers[*chan];
+  rx->peer = viaPcie ? EthEndpoint{sender->chip, eth_->pcieChan()} : *eth_->peers[*chan];
   s.ethRx = std::move(rx);
   return true;
 }
