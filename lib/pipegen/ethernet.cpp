@@ -173,7 +173,8 @@ bool Builder::checkPipeChips(Plan& plan) {
     auto d = pipeError("ethernet-pipe", p,
                        "crosses chips (inputs on chip " + list(inChips) + ", outputs on chip " + list(outChips) +
                            "): only an ethernet pipe, from one relay or ethernet buffer on an ethernet core to one on "
-                           "an ethernet core of the other chip, may cross chips");
+                           "an ethernet core of the other chip (without ethernet: from one PCIe relay to one of the "
+                           "other chip), may cross chips");
     std::set<uint32_t> noted;  // one buffer per chip
     for (uint32_t b : ins)
       if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));

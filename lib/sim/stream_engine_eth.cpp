@@ -184,6 +184,15 @@ void StreamEngine::receivePackets(std::vector<EthPacket>& packets) {
   }
 }
 
+bool StreamEngine::viaPcie(uint32_t chan) const { return eth_ && eth_->pcie && chan == eth_->pcieChan(); }
+
+// Cycles from a hop's last byte leaving to it being usable on the other
+// chip: the link's latency, or through PCIe the PCIe round trip (at least
+// the link latency the cluster's rounds are cut at, so the lookahead holds).
+uint64_t StreamEngine::hopLatency(uint32_t chan) const {
+  return viaPcie(chan) ? std::max<uint64_t>(model_.pcie.latency, eth_->params.latency) : eth_->params.latency;
+}
+
 EthPacket StreamEngine::ethPacket(EthPacket::Kind kind, uint32_t chan, const EthEndpoint& peer,
                                   const blob::StreamName& from, const blob::StreamName& to, uint64_t sent,
                                   uint64_t arrival) {
@@ -207,7 +216,7 @@ EthPacket StreamEngine::ethPacket(EthPacket::Kind kind, uint32_t chan, const Eth
 void StreamEngine::returnCredit(Ring& r, uint64_t time) {
   const Stream& s = *r.ethReceiver;
   const EthRx& rx = *s.ethRx;
-  EthPacket pk = ethPacket(EthPacket::Kind::Credit, rx.chan, rx.peer, s.name, rx.from, time, time + eth_->params.latency);
+  EthPacket pk = ethPacket(EthPacket::Kind::Credit, rx.chan, rx.peer, s.name, rx.from, time, time + hopLatency(rx.chan));
   pk.count = 1;
   outbox_.push_back(std::move(pk));
 }
@@ -233,15 +242,21 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
   while (s.out < s.n) {
     const uint64_t k = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (k >= ringValid(r) || tx.credits.empty()) break;
-    const uint64_t t0 = std::max({now_, ethTxBusy_[tx.chan], r.slotTime[k % r.slots], tx.credits.front()});
+    // Through PCIe the chip's one PCIe link (shared with its host-memory
+    // and peer-DRAM transfers) is the resource, else the ethernet link's
+    // sending side.
+    const bool pcie = viaPcie(tx.chan);
+    uint64_t& busy = pcie ? dramBusy_[dram_.channelCount()] : ethTxBusy_[tx.chan];
+    const uint64_t t0 = std::max({now_, busy, r.slotTime[k % r.slots], tx.credits.front()});
     if (t0 >= until) {
       wake_ = std::min(wake_, t0);
       break;
     }
     tx.credits.pop_front();
-    const uint64_t ser = ethSerializationCycles(eth_->params, r.msgSize);
-    ethTxBusy_[tx.chan] = t0 + ser;
-    EthPacket pk = ethPacket(EthPacket::Kind::Tile, tx.chan, tx.peer, s.name, tx.to, t0, t0 + ser + eth_->params.latency);
+    const uint64_t ser =
+        pcie ? pcieTransferCycles(model_.pcie, r.msgSize) : ethSerializationCycles(eth_->params, r.msgSize);
+    busy = t0 + ser;
+    EthPacket pk = ethPacket(EthPacket::Kind::Tile, tx.chan, tx.peer, s.name, tx.to, t0, t0 + ser + hopLatency(tx.chan));
     const size_t at = r.base + (k % r.slots) * r.msgSize;
     pk.bytes.assign(l1.begin() + static_cast<std::ptrdiff_t>(at),
                     l1.begin() + static_cast<std::ptrdiff_t>(at + r.msgSize));
@@ -252,7 +267,7 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
     link.busyCycles += ser;
     ++counters_.ethTiles;
     counters_.ethBytes += r.msgSize;
-    noteTransfer(s, TransferKind::Eth, t0, t0 + ser + eth_->params.latency, r.msgSize);
+    noteTransfer(s, TransferKind::Eth, t0, t0 + ser + hopLatency(tx.chan), r.msgSize);
     tileSent(s, r, t0 + ser, windowed);
     touch(s, t0 + ser);
     moved = true;
