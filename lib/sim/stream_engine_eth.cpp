@@ -15,7 +15,8 @@ using namespace engine_detail;
 
 namespace {
 
-std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer) {
+std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer, bool pcie = false) {
+  if (pcie) return "PCIe between chip " + std::to_string(chip) + " and chip " + std::to_string(peer.chip);
   return "link chip " + std::to_string(chip) + " channel " + std::to_string(chan) + " - chip " +
          std::to_string(peer.chip) + " channel " + std::to_string(peer.chan);
 }
@@ -161,7 +162,8 @@ void StreamEngine::receivePackets(std::vector<EthPacket>& packets) {
                            "chip " + std::to_string(pk.dstChip) + ": an ethernet " +
                                (pk.kind == EthPacket::Kind::Tile ? "tile" : "credit") + " from " +
                                streamNameText(pk.from) + " for " + streamNameText(pk.to) + " arrived over " +
-                               linkText(pk.srcChip, pk.srcChan, EthEndpoint{pk.dstChip, pk.dstChan}) + ": " + what};
+                               linkText(pk.srcChip, pk.srcChan, EthEndpoint{pk.dstChip, pk.dstChan}, viaPcie(pk.dstChan)) +
+                               ": " + what};
     };
     if (!s) {
       bad("no such stream is configured");
@@ -313,7 +315,7 @@ std::string StreamEngine::ethWaitReason(const Stream& s) const {
       why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
     else
       why.push_back("data from " + streamNameText(rx.from) + " on chip " + std::to_string(rx.from.chip) + " over " +
-                    linkText(eth_->chip, rx.chan, rx.peer) + " (" + std::to_string(got) + " of " + std::to_string(s.n) +
+                    linkText(eth_->chip, rx.chan, rx.peer, viaPcie(rx.chan)) + " (" + std::to_string(got) + " of " + std::to_string(s.n) +
                     " tiles received)");
   }
   if (s.ethDest && s.out < s.n) {
@@ -322,7 +324,7 @@ std::string StreamEngine::ethWaitReason(const Stream& s) const {
     const uint64_t next = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (next < ringValid(r) && tx.credits.empty())
       why.push_back("credits from " + streamNameText(tx.to) + " on chip " + std::to_string(tx.to.chip) + " over " +
-                    linkText(eth_->chip, tx.chan, tx.peer) + " (none left of its " + std::to_string(tx.slots) +
+                    linkText(eth_->chip, tx.chan, tx.peer, viaPcie(tx.chan)) + " (none left of its " + std::to_string(tx.slots) +
                     " slots: its buffer is full)");
   }
   std::string out;

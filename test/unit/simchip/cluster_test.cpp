@@ -449,6 +449,31 @@ TEST_CASE("cluster: grayskull relays on worker cores cross chips through PCIe, w
   CHECK(r.chips.at(0).streams.ethTiles == 1);
 }
 
+TEST_CASE("cluster: a hang through PCIe names the PCIe hop", "[simchip][cluster][hang]") {
+  static const SocDescriptor gs = loadBundledDescriptor("grayskull_10x12");
+  ClusterDescriptor d;
+  d.name = "test-gs";
+  d.chips[0] = ChipLocation{0, 0, 0, 0};
+  d.chips[1] = ChipLocation{1, 0, 0, 0};
+  d.mmio = {0, 1};
+  Cluster cl(gs, d);
+  cl.beginEpoch();
+  // 6 tiles; chip 1's relay ring holds 2 and the sink 2 (never popped).
+  const CoreCoord a{1, 1}, b{2, 1};
+  loadChipBlob(cl.chip(0), a, {streamAt(a, 24, {packerToRemote(6, kBuf0, 6, {cname(0, b, kOut)})})});
+  loadChipBlob(cl.chip(0), b, {streamAt(b, kOut, {relay(6, kBuf1, 2, {cname(0, a, 24)}, {cname(1, a, kOut)})})});
+  loadChipBlob(cl.chip(1), a, {streamAt(a, kOut, {relay(6, kBuf1, 2, {cname(0, b, kOut)}, {cname(1, b, 8)})})});
+  loadChipBlob(cl.chip(1), b, {streamAt(b, 8, {remoteToKernel(6, kBuf0, 2, {cname(1, a, kOut)})})});
+  prePushOn(cl.chip(0), a, 16, kBuf0, 6, {1, 2, 3, 4, 5, 6});
+  ClusterRunResult r = runCluster(cl, 2, 4);
+  REQUIRE(r.stop == ChipStop::Hang);
+  INFO(r.message);
+  CHECK(contains(r.message, "core '2-1' stream 9 phase 0 (phase_id 0, iteration 1 of 1, 4 of 6 tiles): waits for "
+                            "credits from chip_1__y_1__x_1__stream_id_9 on chip 1 over PCIe between chip 0 and chip 1 "
+                            "(none left of its 2 slots: its buffer is full)"));
+  CHECK(contains(r.message, "core '2-1' stream 8 phase 0"));
+}
+
 TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them together", "[simchip][cluster]") {
   auto blobOf = [](ChipId chip, CoreCoord at, std::vector<Stream> streams) {
     CoreBlob b;
