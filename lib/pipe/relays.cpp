@@ -112,6 +112,7 @@ std::optional<uint32_t> RelayChains::pcieBuffer(const Buffer& like, int64_t gran
       if (!busy.count({ur, uc}) && !pcieTaken_.count({chip, ur, uc})) core = CoreCoord{ur, uc};
     }
   if (!core) {
+    unrouted_ = true;  // the producer's output then is no second error
     fail("pipe-unsupported", loc,
          "chip " + std::to_string(chip) + " has no worker core left for a relay through PCIe (every core of " +
              quote(soc.name) + " holds an op or another relay)");

@@ -47,7 +47,8 @@ public:
   bool ethernetDatacopy(const netlist::Op& op, uint32_t src, std::vector<std::vector<uint32_t>>& ins,
                         std::vector<uint32_t>& outs, std::vector<PendingPipe>& pipes);
 
-  // A pipe-no-route was reported (an unread output then is no second error).
+  // A pipe-no-route (or a PCIe relay without a core) was reported (an
+  // unread output then is no second error).
   bool unrouted() const { return unrouted_; }
 
   // A relay or ethernet_datacopy output: a buffer on an ethernet core.
