@@ -99,7 +99,7 @@ std::optional<uint32_t> RelayChains::pcieBuffer(const Buffer& like, int64_t gran
   for (const Graph& g : sh_.nl.graphs) {
     if (!g.targetDevice.present() || static_cast<uint32_t>(g.targetDevice.value) != chip) continue;
     for (const Op& o : g.ops) {
-      const Dim2 at = o.gridLoc.value, size = o.gridSize.value;
+      const Dim2 at = o.gridLoc.value, size = o.placedGridSize();
       for (int64_t r = at.r; r < at.r + size.r; ++r)
         for (int64_t c = at.c; c < at.c + size.c; ++c) busy.insert({static_cast<uint32_t>(r), static_cast<uint32_t>(c)});
     }
