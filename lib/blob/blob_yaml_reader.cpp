@@ -595,13 +595,18 @@ void Reader::readPhase(uint64_t phaseNumber, const StreamName& name, const yaml:
     d_.error("blob-ethernet", keyLoc, element + ": " + e);
     return;
   }
-  if ((p.ethSender || p.ethReceiver) && opts_.device && name.x <= 0x7FFFFFFF && name.y <= 0x7FFFFFFF &&
+  // Without ethernet (grayskull) a worker core's stream sends to or
+  // receives from another chip through the PCIe cores instead.
+  const bool viaPcie = opts_.device && opts_.device->ethCores.empty() && !opts_.device->pcie.empty() &&
+                       opts_.device->isWorker(CoreCoord{static_cast<int>(name.x), static_cast<int>(name.y)});
+  if ((p.ethSender || p.ethReceiver) && opts_.device && !viaPcie && name.x <= 0x7FFFFFFF && name.y <= 0x7FFFFFFF &&
       std::find(opts_.device->ethCores.begin(), opts_.device->ethCores.end(),
                 CoreCoord{static_cast<int>(name.x), static_cast<int>(name.y)}) == opts_.device->ethCores.end()) {
     d_.error("blob-ethernet", keyLoc,
              element + ": " + (p.ethSender ? "eth_sender" : "eth_receiver") + " on a stream of core (y " +
                  std::to_string(name.y) + ", x " + std::to_string(name.x) +
-                 "), which is not an ethernet core of " + opts_.device->name + ": only ethernet cores have links");
+                 "), which is not an ethernet core of " + opts_.device->name +
+                 ": only ethernet cores have links (and worker cores, through PCIe, of chips without ethernet)");
     return;
   }
   pending.srcLoc = srcLoc;

@@ -92,7 +92,7 @@ public:
       auto it = opsByName_.find(q.input.value);
       if (it != opsByName_.end()) buildQueueWrite(q, *it->second);
     }
-    if (!chains_.unrouted() && !pcieUnreached_) checkUnconsumed(); // an output whose chain has no route was not read: no second error
+    if (!chains_.unrouted()) checkUnconsumed(); // an output whose chain has no route was not read: no second error
     if (!ok_) return false;
     timeMultiplex();
     splitExcessMulticasts(pending_, sh_.out.limits.mcastStreamsPerCore, [this](const PendingPipe& p, bool& single) {
@@ -116,7 +116,6 @@ private:
   const Graph& graph_; // the epoch's first graph (graph_name; the input count of all)
   int64_t inputCount_;
   bool ok_ = true;
-  bool pcieUnreached_ = false; // an op read on another chip without ethernet was reported (pcie.hpp)
   std::vector<const Op*> ops_; // every op of the epoch's graphs, netlist order
   std::map<std::string, const Op*> opsByName_;
   std::map<const Op*, uint32_t> opChip_;
@@ -528,18 +527,8 @@ private:
         }
       }
     // Producer buffers on another chip: read their replica on this one
-    // (without ethernet: queues through the PCIe core, pcie.hpp).
-    if (auto far = pcieUnreachable(sh_, bufs_, lists, chipOfOp(op))) {
-      fail("pipe-unsupported", in.loc,
-           "op " + quote(op.name) + " input " + std::to_string(input) + " on chip " + std::to_string(chipOfOp(op)) +
-               " reads op " + quote(bufs_[*far].doc.mdOpName) + " on chip " + std::to_string(bufs_[*far].doc.chipId) +
-               ": " + quote(sh_.target.device->name) +
-               " has no ethernet cores, and net2pipe moves only queues between its chips (through their PCIe cores)",
-           {"BUDA streams an op's tiles to another grayskull chip through PCIe within the epoch; Tessera does not yet "
-            "(docs/cluster.md \"Through the host\")"});
-      pcieUnreached_ = true;
-      return;
-    }
+    // (without ethernet: queues directly through the PCIe core, op buffers
+    // through PCIe relays, pcie.hpp).
     if (!pcieReads(sh_, bufs_, lists, chipOfOp(op)) && !onChip(lists, chipOfOp(op), op, static_cast<int>(input), in.loc))
       return;
     const std::vector<uint32_t>& dests = opInputs_.at(&op)[input];
@@ -1098,7 +1087,7 @@ private:
       for (uint32_t h : pp.allOutputs()) {
         Buffer& d = bufs_[h].doc;
         // (A relay is read as well: its chunks are those of its readers.)
-        if (bufs_[h].place == Buf::Place::Core && !d.ethernetChan) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
+        if (bufs_[h].place == Buf::Place::Core && !d.chainRelay()) d.scatterGatherNumTiles = static_cast<uint32_t>(chunkGcd);
       }
       pipes_.push_back(std::move(p));
     }

@@ -2,7 +2,8 @@
 // path is an "MMIO pipe" (pipegen.yaml `mmio_pipe: 1`): the writer's streams
 // go through their chip's PCIe core to the other chip (tt-budabackend
 // pipegen2: PCIe streaming nodes, UnicastToPCIe pipes), which Tessera keeps
-// for DRAM queues; host memory needs no second chip at all.
+// for DRAM queues and for the hop of a chain of PCIe relays (an op read on
+// another chip); host memory needs no second chip at all.
 #include "pipe/pcie.hpp"
 
 #include <set>
@@ -26,15 +27,6 @@ bool pcieReads(const Shared& sh, const std::vector<Buf>& bufs, const std::vector
   return true;
 }
 
-std::optional<uint32_t> pcieUnreachable(const Shared& sh, const std::vector<Buf>& bufs,
-                                        const std::vector<std::vector<SourceTile>>& lists, uint32_t chip) {
-  if (!sh.target.device->ethCores.empty()) return std::nullopt;
-  for (const auto& list : lists)
-    for (const SourceTile& t : list)
-      if (bufs[t.source].place == Buf::Place::Core && bufs[t.source].doc.chipId != chip) return t.source;
-  return std::nullopt;
-}
-
 bool isMmioPipe(const std::vector<Buf>& bufs, const PendingPipe& p) {
   std::set<uint32_t> cores, dram;
   auto add = [&](uint32_t h) {
@@ -44,6 +36,8 @@ bool isMmioPipe(const std::vector<Buf>& bufs, const PendingPipe& p) {
   };
   for (const SourceTile& t : p.tiles) add(t.source);
   for (uint32_t h : p.allOutputs()) add(h);
+  // The hop of a chain through the host: relay to relay.
+  if (cores.size() == 2 && !p.tiles.empty() && bufs[p.tiles.front().source].doc.pcieRelay) return true;
   if (cores.size() != 1) return false;
   for (uint32_t c : dram)
     if (c != *cores.begin()) return true;

@@ -5,7 +5,6 @@
 #pragma once
 #include "pipe/builder_internal.hpp"
 
-#include <optional>
 
 namespace tessera::pipe::build {
 
@@ -22,17 +21,13 @@ PcieWrite pcieQueueWrite(const Shared& sh, const netlist::Queue& q);
 // through its own PCIe core: true when the device has no ethernet and every
 // such source is a queue buffer (host memory, or another chip's DRAM). False:
 // relay chains apply (ethernet), or an op's buffer on another chip, which
-// has no path through the host yet.
+// reaches it through a chain of two PCIe relays (relays.hpp).
 bool pcieReads(const Shared& sh, const std::vector<Buf>& bufs, const std::vector<std::vector<SourceTile>>& lists,
                uint32_t chip);
 
-// Without ethernet: the first source of `lists` that is an op's buffer on
-// another chip than `chip` (no path through the host yet), if any.
-std::optional<uint32_t> pcieUnreachable(const Shared& sh, const std::vector<Buf>& bufs,
-                                        const std::vector<std::vector<SourceTile>>& lists, uint32_t chip);
-
 // Whether a pipe reads or writes another chip's DRAM through the PCIe core
-// of its cores' chip (pipegen.yaml `mmio_pipe: 1`).
+// of its cores' chip, or joins two PCIe relays of different chips
+// (pipegen.yaml `mmio_pipe: 1`).
 bool isMmioPipe(const std::vector<Buf>& bufs, const PendingPipe& p);
 
 } // namespace tessera::pipe::build

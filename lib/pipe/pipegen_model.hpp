@@ -104,6 +104,12 @@ struct Buffer {
   // relay or ethernet buffer sits on (core_coordinates are then that
   // core's NOC [y, x]; docs/cluster.md "The data path").
   std::optional<uint32_t> ethernetChan;
+  // Tessera addition: pcie_relay, a relay of a chain between chips without
+  // ethernet (grayskull) on a worker core: its stream sends to, or receives
+  // from, its partner on the other chip through the PCIe cores
+  // (docs/cluster.md "Through the host").
+  bool pcieRelay = false;
+  bool chainRelay() const { return ethernetChan.has_value() || pcieRelay; }
   // Added by net2pipe (lib/pipe): padding buffers (pad TMs, input_N_pad).
   bool isPadding = false;                     // is_padding: every tile read from it is a constant tile
   std::optional<double> paddingValue;         // Tessera addition: padding_value (the constant; 0 when absent)

@@ -168,6 +168,7 @@ void writeBuffer(std::string& s, const Buffer& b) {
   if (b.paddingValue) w.put("padding_value", real(*b.paddingValue));
   if (b.dataFormat) w.put("data_format", support::yamlScalar(*b.dataFormat));
   if (b.ethernetChan) w.put("ethernet_chan", std::to_string(*b.ethernetChan));
+  if (b.pcieRelay) w.put("pcie_relay", "1");
   w.rest();
 }
 

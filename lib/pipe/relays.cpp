@@ -90,6 +90,72 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   return h;
 }
 
+std::optional<uint32_t> RelayChains::pcieBuffer(const Buffer& like, int64_t granule, uint32_t chip, const Op* op,
+                                                const std::string& comment, SourceLoc loc) {
+  const SocDescriptor& soc = *sh_.target.device;
+  // Cores any op on `chip` uses, in any graph: a relay never shares a core
+  // (its stream ids and L1) with a kernel.
+  std::set<std::pair<uint32_t, uint32_t>> busy;
+  for (const Graph& g : sh_.nl.graphs) {
+    if (!g.targetDevice.present() || static_cast<uint32_t>(g.targetDevice.value) != chip) continue;
+    for (const Op& o : g.ops) {
+      const Dim2 at = o.gridLoc.value, size = o.placedGridSize();
+      for (int64_t r = at.r; r < at.r + size.r; ++r)
+        for (int64_t c = at.c; c < at.c + size.c; ++c) busy.insert({static_cast<uint32_t>(r), static_cast<uint32_t>(c)});
+    }
+  }
+  // From the grid's last core backwards: away from where netlists place ops.
+  std::optional<CoreCoord> core;
+  for (int r = soc.workerRows - 1; r >= 0 && !core; --r)
+    for (int c = soc.workerCols - 1; c >= 0 && !core; --c) {
+      const uint32_t ur = static_cast<uint32_t>(r), uc = static_cast<uint32_t>(c);
+      if (!busy.count({ur, uc}) && !pcieTaken_.count({chip, ur, uc})) core = CoreCoord{ur, uc};
+    }
+  if (!core) {
+    unrouted_ = true;  // the producer's output then is no second error
+    fail("pipe-unsupported", loc,
+         "chip " + std::to_string(chip) + " has no worker core left for a relay through PCIe (every core of " +
+             quote(soc.name) + " holds an op or another relay)");
+    return std::nullopt;
+  }
+  pcieTaken_.insert({chip, core->r, core->c});
+  Buf b;
+  b.category = 3;
+  b.orderKey = bufs_.size();
+  b.op = op;
+  b.packer = true;
+  b.ublockTiles = 1;
+  b.granule = 1;
+  b.minSize = 1;
+  Buffer& d = b.doc;
+  d.uniqid = sh_.newId();
+  d.mdOpName = like.mdOpName;
+  d.bufferType = BufferType::Relay;
+  d.comment = comment;
+  d.chipId = chip;
+  d.pcieRelay = true;
+  d.core = *core;
+  d.untilizedOutput = like.untilizedOutput;
+  d.untilizedOutputFullRDim = like.untilizedOutputFullRDim;
+  d.untilizedOutputFullCDim = like.untilizedOutputFullCDim;
+  d.untilizedOutputRDim = like.untilizedOutputRDim;
+  d.untilizedOutputCDim = like.untilizedOutputCDim;
+  d.untilizedOutputZDim = like.untilizedOutputZDim;
+  d.tilesPerInput = like.tilesPerInput;
+  d.epochTiles = static_cast<uint32_t>(like.tilesPerInput * inputCount_);
+  d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * std::max<int64_t>(1, granule)));
+  d.tileSize = like.tileSize;
+  d.dataFormat = like.dataFormat;
+  d.ublockRt = like.ublockRt;
+  d.ublockCt = like.ublockCt;
+  d.mblockM = like.mblockM;
+  d.mblockN = like.mblockN;
+  bufs_.push_back(std::move(b));
+  const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
+  bufs_[h].doc.comment += " at " + where(h);
+  return h;
+}
+
 // A pipe moving every tile of `from`, in order, to `to` (a link of a
 // relay chain: on one chip, or over ethernet between linked channels).
 PendingPipe RelayChains::chainPipe(uint32_t from, uint32_t to, const Op* op, int input, const std::string& what) {
@@ -101,7 +167,8 @@ PendingPipe RelayChains::chainPipe(uint32_t from, uint32_t to, const Op* op, int
   p.op = op;
   p.input = input;
   const bool ethernet = bufs_[from].doc.chipId != bufs_[to].doc.chipId;
-  p.comment = std::string(ethernet ? "Ethernet: " : "Relay: ") + what + ", " + where(from) + " to " + where(to);
+  const bool viaPcie = ethernet && bufs_[from].doc.pcieRelay;
+  p.comment = std::string(viaPcie ? "PCIe: " : ethernet ? "Ethernet: " : "Relay: ") + what + ", " + where(from) + " to " + where(to);
   return p;
 }
 
@@ -164,7 +231,11 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
                                            const std::function<std::optional<uint32_t>(uint32_t)>& known,
                                            const std::function<void(uint32_t, uint32_t)>& made) {
   const uint32_t from = like.chipId;
-  const std::vector<ChipId> route = links_.route(from, chip, like.tileSize);
+  // Without ethernet every chip reaches every other through the host: one
+  // hop, relay to relay over the two chips' PCIe cores.
+  const bool pcie = sh_.target.device->ethCores.empty();
+  const std::vector<ChipId> route =
+      pcie ? std::vector<ChipId>{from, chip} : links_.route(from, chip, like.tileSize);
   // Who the chain is for: an op input, or a queue the op writes.
   const std::string reader = queue.empty() ? "op " + forOp.name + " input " + std::to_string(input) : "queue " + queue;
   const std::string what = source + " for " + reader;
@@ -182,11 +253,18 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
       cur = *k;
       continue;
     }
-    const auto hop = links_.hop(route[i], route[i + 1], like.tileSize);
-    if (!hop) return std::nullopt; // route() only steps over links
-    const std::string role = "Relay of " + what + " (" + routeText(route) + "), ";
-    auto tx = ethBuffer(like, granule, hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
-    auto rx = ethBuffer(like, granule, hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
+    const std::string role = "Relay of " + what + " (" + routeText(route) + (pcie ? " through PCIe" : "") + "), ";
+    std::optional<EthHop> hop;
+    std::optional<uint32_t> tx, rx;
+    if (pcie) {
+      tx = pcieBuffer(like, granule, route[i], &forOp, role + "sending", loc);
+      rx = pcieBuffer(like, granule, route[i + 1], &forOp, role + "receiving", loc);
+    } else {
+      hop = links_.hop(route[i], route[i + 1], like.tileSize);
+      if (!hop) return std::nullopt; // route() only steps over links
+      tx = ethBuffer(like, granule, hop->from, BufferType::Relay, &forOp, 3, role + "sending", loc);
+      rx = ethBuffer(like, granule, hop->to, BufferType::Relay, &forOp, 3, role + "receiving", loc);
+    }
     if (!tx || !rx) return std::nullopt;
     if (cur) {
       pending_.push_back(chainPipe(*cur, *tx, &forOp, input, what));
@@ -196,7 +274,7 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
       // its DRAM input streams.
       uint32_t firstRelay = *tx;
       const auto fromDram = [&](const SourceTile& t) { return bufs_[t.source].place == Buf::Place::Dram; };
-      if (std::any_of(first.begin(), first.end(), fromDram)) {
+      if (!pcie && std::any_of(first.begin(), first.end(), fromDram)) {
         const EthEndpoint reader =
             spareFor(hop->from, dramReaders_, sh_.out.limits.dramInputStreamsPerCore, like.tileSize);
         ++dramReaders_[reader];
@@ -221,7 +299,7 @@ std::optional<uint32_t> RelayChains::chain(const std::vector<SourceTile>& first,
     // The last relay of a chain into a queue writes its DRAM: when its core
     // has all its DRAM output streams, one more on-chip step to another
     // ethernet core of the chip (with room; linked or not) writes instead.
-    if (!queue.empty() && i + 2 == route.size()) {
+    if (!pcie && !queue.empty() && i + 2 == route.size()) {
       const EthEndpoint end{chip, *bufs_[*rx].doc.ethernetChan};
       const EthEndpoint writer = spareFor(end, dramWriters_, sh_.out.limits.dramOutputStreamsPerCore, like.tileSize);
       if (!(writer == end)) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -46,11 +47,13 @@ public:
   bool ethernetDatacopy(const netlist::Op& op, uint32_t src, std::vector<std::vector<uint32_t>>& ins,
                         std::vector<uint32_t>& outs, std::vector<PendingPipe>& pipes);
 
-  // A pipe-no-route was reported (an unread output then is no second error).
+  // A pipe-no-route (or a PCIe relay without a core) was reported (an
+  // unread output then is no second error).
   bool unrouted() const { return unrouted_; }
 
   // A relay or ethernet_datacopy output: a buffer on an ethernet core.
-  bool onEthernet(uint32_t h) const { return bufs_[h].doc.ethernetChan.has_value(); }
+  // (Without ethernet: a PCIe relay on a worker core, read alike.)
+  bool onEthernet(uint32_t h) const { return bufs_[h].doc.chainRelay(); }
 
   // Reorder windows of chain origins. pipegen folds a read of a relay back
   // through its chain to the buffer the chain starts from (docs/pipegen.md
@@ -86,6 +89,11 @@ private:
                                 const netlist::Op& forOp, int input, SourceLoc loc, const std::string& queue,
                                 const std::string& source, const std::function<std::optional<uint32_t>(uint32_t)>& known,
                                 const std::function<void(uint32_t, uint32_t)>& made);
+  // Without ethernet (grayskull): a relay on an idle worker core of `chip`
+  // (no op of the netlist on that chip uses it, no other PCIe relay took it).
+  std::optional<uint32_t> pcieBuffer(const Buffer& like, int64_t granule, uint32_t chip, const netlist::Op* op,
+                                     const std::string& comment, SourceLoc loc);
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> pcieTaken_; // (chip, r, c)
   void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
   // Per tile of ethernet buffer `h`, the tile it carries from its chain's
   // origin; empty when its writer is not one pass of its period.

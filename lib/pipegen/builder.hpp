@@ -177,6 +177,7 @@ private:
   bool makePlans();
   // ethernet.cpp: buffers on ethernet cores and the chains through them.
   bool classifyEthernetBuffer(size_t bi);
+  bool classifyPcieRelay(size_t bi);
   bool checkPipeChips(Plan& plan);
   // pcie.cpp: pipes crossing chips through PCIe (host memory, mmio_pipe).
   // A pipe whose core buffers are on one chip and whose other buffers are

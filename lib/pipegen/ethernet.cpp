@@ -43,6 +43,7 @@ std::string endpointText(uint32_t chip, uint32_t chan) {
 }  // namespace
 
 std::string Builder::ethCoreText(const Buffer& b) const {
+  if (b.pcieRelay) return "chip " + std::to_string(b.chipId) + " core " + coreText(b.core.r, b.core.c) + " (PCIe relay)";
   std::string s = "chip " + std::to_string(b.chipId) + " ethernet core";
   if (b.ethernetChan) s += " (channel " + std::to_string(*b.ethernetChan) + ")";
   return s;
@@ -76,6 +77,7 @@ bool Builder::classifyEthernetBuffer(size_t i) {
   const Buffer& b = B(i);
   BufInfo& in = info_[i];
   in.kind = BufKind::Other;
+  if (b.pcieRelay) return classifyPcieRelay(i);
   if (b.bufferType != BufferType::Relay && b.bufferType != BufferType::Ethernet) {
     bufError("pipegen-buffer", b,
              "ethernet_chan on a " + b.bufferTypeText + " buffer: only relay and ethernet buffers sit on ethernet cores");
@@ -113,6 +115,34 @@ bool Builder::classifyEthernetBuffer(size_t i) {
   return true;
 }
 
+// A relay of a chain through the host (pcie_relay): a relay buffer on a
+// worker core of a device without ethernet but with a PCIe core.
+bool Builder::classifyPcieRelay(size_t i) {
+  const Buffer& b = B(i);
+  if (b.bufferType != BufferType::Relay || b.ethernetChan) {
+    bufError("pipegen-buffer", b, "pcie_relay on a " + b.bufferTypeText +
+                                      (b.ethernetChan ? " buffer with ethernet_chan" : " buffer") +
+                                      ": only a relay buffer on a worker core relays through PCIe");
+    return false;
+  }
+  if (!soc_.ethCores.empty() || soc_.pcie.empty()) {
+    bufError("pipegen-buffer", b,
+             "pcie_relay on device '" + soc_.name + "': only chips without ethernet and with a PCIe core relay through PCIe");
+    return false;
+  }
+  if (soc_.workerCore(static_cast<int>(b.core.r), static_cast<int>(b.core.c)).x < 0) {
+    bufError("pipegen-buffer", b,
+             "core_coordinates " + coreText(b.core.r, b.core.c) + " are not a worker core of '" + soc_.name + "'");
+    return false;
+  }
+  if (b.sizeTiles == 0) {
+    bufError("pipegen-buffer", b, "size_tiles is 0");
+    return false;
+  }
+  info_[i].kind = BufKind::EthRelay;
+  return true;
+}
+
 // A pipe stays on one chip, or is an ethernet pipe: one relay or ethernet
 // buffer on an ethernet core to one on another chip, at the two ends of a
 // link of the cluster.
@@ -143,7 +173,8 @@ bool Builder::checkPipeChips(Plan& plan) {
     auto d = pipeError("ethernet-pipe", p,
                        "crosses chips (inputs on chip " + list(inChips) + ", outputs on chip " + list(outChips) +
                            "): only an ethernet pipe, from one relay or ethernet buffer on an ethernet core to one on "
-                           "an ethernet core of the other chip, may cross chips");
+                           "an ethernet core of the other chip (without ethernet: from one PCIe relay to one of the "
+                           "other chip), may cross chips");
     std::set<uint32_t> noted;  // one buffer per chip
     for (uint32_t b : ins)
       if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));
@@ -152,8 +183,13 @@ bool Builder::checkPipeChips(Plan& plan) {
     return false;
   }
   plan.ethPipe = true;
-  if (!opts_.cluster) return true;
   const Buffer &from = B(*ins.begin()), &to = B(*outs.begin());
+  // Through the host: PCIe reaches every chip, no link to check.
+  if (from.pcieRelay != to.pcieRelay) {
+    noteBuf(noteBuf(pipeError("ethernet-pipe", p, "joins a PCIe relay and a relay on an ethernet core"), from), to);
+    return false;
+  }
+  if (from.pcieRelay || !opts_.cluster) return true;
   const EthEndpoint a{from.chipId, *from.ethernetChan}, b{to.chipId, *to.ethernetChan};
   auto peer = [&](EthEndpoint e) -> std::optional<EthEndpoint> {
     for (const EthLink& l : opts_.cluster->links) {
@@ -320,9 +356,13 @@ bool Builder::placeRelayStreams() {
   };
   for (uint32_t r : used) {
     const Buffer& b = B(r);
-    const CoreCoord noc = soc_.ethCores[*b.ethernetChan];
-    const uint32_t y = static_cast<uint32_t>(noc.y), x = static_cast<uint32_t>(noc.x);
-    auto& taken = usedIds_[CoreKey{b.chipId, y, x, 1}];
+    // A PCIe relay's stream is a worker core's (logical r, c; no other
+    // stream on its core): its tiles cross through the PCIe cores.
+    const bool pcie = b.pcieRelay;
+    const CoreCoord noc = pcie ? soc_.workerCore(static_cast<int>(b.core.r), static_cast<int>(b.core.c))
+                               : soc_.ethCores[*b.ethernetChan];
+    const uint32_t y = pcie ? b.core.r : static_cast<uint32_t>(noc.y), x = pcie ? b.core.c : static_cast<uint32_t>(noc.x);
+    auto& taken = usedIds_[CoreKey{b.chipId, y, x, pcie ? 0u : 1u}];
     const bool link = linked.count(r) != 0;
     std::optional<uint32_t> id;
     auto pick = [&](auto& pool) {
@@ -343,11 +383,11 @@ bool Builder::placeRelayStreams() {
     }
     taken.insert(*id);
     StreamB s;
-    s.name = blob::StreamName{b.chipId, y, x, *id};
+    s.name = blob::StreamName{b.chipId, static_cast<uint32_t>(noc.y), static_cast<uint32_t>(noc.x), *id};
     s.r = y;
     s.c = x;
-    s.eth = true;
-    s.ethChan = *b.ethernetChan;
+    s.eth = !pcie;
+    s.ethChan = pcie ? 0 : *b.ethernetChan;
     s.buf = static_cast<int>(r);
     s.role = StreamRole::Relay;
     s.msgSize = b.tileSize;
@@ -356,8 +396,9 @@ bool Builder::placeRelayStreams() {
     s.loc = locOf(b.pos);
     s.what = "stream " + std::to_string(*id) + " (relay " + bufName(b) + ")";
     std::string roles;
-    if (receivesFrom.count(r)) roles += ", ethernet receiver from chip " + chipList(receivesFrom[r]);
-    if (sendsTo.count(r)) roles += ", ethernet sender to chip " + chipList(sendsTo[r]);
+    const std::string via = pcie ? "PCIe" : "ethernet";
+    if (receivesFrom.count(r)) roles += ", " + via + " receiver from chip " + chipList(receivesFrom[r]);
+    if (sendsTo.count(r)) roles += ", " + via + " sender to chip " + chipList(sendsTo[r]);
     s.comment = "relay '" + b.mdOpName + "' (" + bufName(b) + ") on " + ethCoreText(b) + roles;
     info_[r].stream = static_cast<int>(streams_.size());
     streams_.push_back(std::move(s));

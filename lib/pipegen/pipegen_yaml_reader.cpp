@@ -344,6 +344,8 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
       uint32_t chan = 0;
       good = u32(v, f, chan);
       if (good) b.ethernetChan = chan;
+    } else if (f == "pcie_relay") {
+      good = flag(v, f, b.pcieRelay);
     } else if (f == "size_tiles") good = u32(v, f, b.sizeTiles);
     else if (f == "scatter_gather_num_tiles") good = u32(v, f, b.scatterGatherNumTiles);
     else if (f == "is_scatter") good = flag(v, f, b.isScatter);

@@ -173,7 +173,7 @@ bool Builder::classifyBuffers() {
                    std::to_string(opts_.cluster->chips.size()) + " chips)");
       continue;
     }
-    if (b.ethernetChan || b.bufferType == BufferType::Ethernet) {
+    if (b.ethernetChan || b.bufferType == BufferType::Ethernet || b.pcieRelay) {
       classifyEthernetBuffer(i);
       continue;
     }

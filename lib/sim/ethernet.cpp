@@ -25,6 +25,7 @@ EthPorts ethPortsOf(const ClusterDescriptor& cluster, ChipId chip, const SocDesc
   ports.cores = soc.ethCores;
   ports.peers.assign(soc.ethCores.size(), std::nullopt);
   ports.params = params;
+  ports.pcie = soc.ethCores.empty() && !soc.pcie.empty() && cluster.chipCount() > 1;
   for (const EthLink& l : cluster.links) {
     if (l.a.chip == chip && l.a.chan < ports.peers.size()) ports.peers[l.a.chan] = l.b;
     if (l.b.chip == chip && l.b.chan < ports.peers.size()) ports.peers[l.b.chan] = l.a;

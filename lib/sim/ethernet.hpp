@@ -40,6 +40,13 @@ struct EthPorts {
   std::vector<CoreCoord> cores;                   // by channel
   std::vector<std::optional<EthEndpoint>> peers;  // by channel
   EthParams params;
+  // Chips without ethernet (grayskull) in a cluster of several: a stream on
+  // any worker core sends to or receives from a stream on another chip
+  // through the PCIe cores (docs/cluster.md "Through the host"), booked on
+  // one more channel, pcieChan(), timed as a link.
+  bool pcie = false;
+  uint32_t pcieChan() const { return static_cast<uint32_t>(cores.size()); }
+  size_t channelCount() const { return cores.size() + (pcie ? 1 : 0); }
   std::optional<uint32_t> channelAt(CoreCoord noc) const;
 };
 

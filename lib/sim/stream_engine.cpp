@@ -75,8 +75,8 @@ void StreamEngine::clear() {
   lastActivity_ = 0;
   counters_ = {};
   fault_.reset();
-  ethTxBusy_.assign(eth_ ? eth_->cores.size() : 0, 0);
-  ethLinks_.assign(eth_ ? eth_->cores.size() : 0, EthLinkCounters{});
+  ethTxBusy_.assign(eth_ ? eth_->channelCount() : 0, 0);
+  ethLinks_.assign(eth_ ? eth_->channelCount() : 0, EthLinkCounters{});
   outbox_.clear();
   ethSeq_ = 0;
 }

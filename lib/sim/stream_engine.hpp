@@ -254,6 +254,8 @@ private:
   bool stepEthReceive(Stream& s, uint64_t until);
   void returnCredit(Ring& r, uint64_t time);
   // A packet over this chip's channel `chan` to `peer`, numbered in send order.
+  bool viaPcie(uint32_t chan) const;        // the PCIe channel of a chip without ethernet (EthPorts::pcie)
+  uint64_t hopLatency(uint32_t chan) const;  // a tile's or credit's latency over channel `chan`
   EthPacket ethPacket(EthPacket::Kind kind, uint32_t chan, const EthEndpoint& peer, const blob::StreamName& from,
                       const blob::StreamName& to, uint64_t sent, uint64_t arrival);
   std::string ethWaitReason(const Stream& s) const;

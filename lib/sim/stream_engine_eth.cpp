@@ -15,7 +15,8 @@ using namespace engine_detail;
 
 namespace {
 
-std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer) {
+std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer, bool pcie = false) {
+  if (pcie) return "PCIe between chip " + std::to_string(chip) + " and chip " + std::to_string(peer.chip);
   return "link chip " + std::to_string(chip) + " channel " + std::to_string(chan) + " - chip " +
          std::to_string(peer.chip) + " channel " + std::to_string(peer.chan);
 }
@@ -24,8 +25,8 @@ std::string linkText(ChipId chip, uint32_t chan, const EthEndpoint& peer) {
 
 void StreamEngine::setEthernet(const EthPorts& ports) {
   eth_ = ports;
-  ethTxBusy_.assign(ports.cores.size(), 0);
-  ethLinks_.assign(ports.cores.size(), EthLinkCounters{});
+  ethTxBusy_.assign(ports.channelCount(), 0);
+  ethLinks_.assign(ports.channelCount(), EthLinkCounters{});
 }
 
 // A stream with a phase whose dest or src is on another chip: it must sit on
@@ -41,7 +42,10 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
                  " (phase_id " + std::to_string(p.phaseId) + "): " + what};
     return false;
   };
-  const std::optional<uint32_t> chan = eth_->channelAt(s.core->noc);
+  std::optional<uint32_t> chan = eth_->channelAt(s.core->noc);
+  // Without ethernet: any worker core's stream, through the PCIe cores.
+  const bool viaPcie = !chan && eth_->pcie;
+  if (viaPcie) chan = eth_->pcieChan();
   std::optional<StreamName> sender;
   for (size_t i = 0; i < s.phases.size(); ++i) {
     const StreamPhase& p = s.phases[i];
@@ -59,7 +63,8 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
     if (!chan)
       return fail(i, "names " + otherText + " on chip " + std::to_string(other.chip) +
                          ", but only an ethernet core reaches another chip and this is not one");
-    const std::optional<EthEndpoint>& peer = eth_->peers[*chan];
+    const std::optional<EthEndpoint> peer =
+        viaPcie ? std::optional<EthEndpoint>(EthEndpoint{other.chip, eth_->pcieChan()}) : eth_->peers[*chan];
     if (!peer)
       return fail(i, "names " + otherText + " on chip " + std::to_string(other.chip) + ", but ethernet channel " +
                          std::to_string(*chan) + " of chip " + std::to_string(eth_->chip) + " has no link");
@@ -108,7 +113,7 @@ bool StreamEngine::configureEthernet(Stream& s, const std::string& cname, Stream
   auto rx = std::make_unique<EthRx>();
   rx->from = *sender;
   rx->chan = *chan;
-  rx->peer = *eth_->peers[*chan];
+  rx->peer = viaPcie ? EthEndpoint{sender->chip, eth_->pcieChan()} : *eth_->peers[*chan];
   s.ethRx = std::move(rx);
   return true;
 }
@@ -157,7 +162,8 @@ void StreamEngine::receivePackets(std::vector<EthPacket>& packets) {
                            "chip " + std::to_string(pk.dstChip) + ": an ethernet " +
                                (pk.kind == EthPacket::Kind::Tile ? "tile" : "credit") + " from " +
                                streamNameText(pk.from) + " for " + streamNameText(pk.to) + " arrived over " +
-                               linkText(pk.srcChip, pk.srcChan, EthEndpoint{pk.dstChip, pk.dstChan}) + ": " + what};
+                               linkText(pk.srcChip, pk.srcChan, EthEndpoint{pk.dstChip, pk.dstChan}, viaPcie(pk.dstChan)) +
+                               ": " + what};
     };
     if (!s) {
       bad("no such stream is configured");
@@ -178,6 +184,15 @@ void StreamEngine::receivePackets(std::vector<EthPacket>& packets) {
       for (uint32_t k = 0; k < pk.count; ++k) (*it)->credits.push_back(pk.arrival);
     }
   }
+}
+
+bool StreamEngine::viaPcie(uint32_t chan) const { return eth_ && eth_->pcie && chan == eth_->pcieChan(); }
+
+// Cycles from a hop's last byte leaving to it being usable on the other
+// chip: the link's latency, or through PCIe the PCIe round trip (at least
+// the link latency the cluster's rounds are cut at, so the lookahead holds).
+uint64_t StreamEngine::hopLatency(uint32_t chan) const {
+  return viaPcie(chan) ? std::max<uint64_t>(model_.pcie.latency, eth_->params.latency) : eth_->params.latency;
 }
 
 EthPacket StreamEngine::ethPacket(EthPacket::Kind kind, uint32_t chan, const EthEndpoint& peer,
@@ -203,7 +218,7 @@ EthPacket StreamEngine::ethPacket(EthPacket::Kind kind, uint32_t chan, const Eth
 void StreamEngine::returnCredit(Ring& r, uint64_t time) {
   const Stream& s = *r.ethReceiver;
   const EthRx& rx = *s.ethRx;
-  EthPacket pk = ethPacket(EthPacket::Kind::Credit, rx.chan, rx.peer, s.name, rx.from, time, time + eth_->params.latency);
+  EthPacket pk = ethPacket(EthPacket::Kind::Credit, rx.chan, rx.peer, s.name, rx.from, time, time + hopLatency(rx.chan));
   pk.count = 1;
   outbox_.push_back(std::move(pk));
 }
@@ -229,15 +244,21 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
   while (s.out < s.n) {
     const uint64_t k = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (k >= ringValid(r) || tx.credits.empty()) break;
-    const uint64_t t0 = std::max({now_, ethTxBusy_[tx.chan], r.slotTime[k % r.slots], tx.credits.front()});
+    // Through PCIe the chip's one PCIe link (shared with its host-memory
+    // and peer-DRAM transfers) is the resource, else the ethernet link's
+    // sending side.
+    const bool pcie = viaPcie(tx.chan);
+    uint64_t& busy = pcie ? dramBusy_[dram_.channelCount()] : ethTxBusy_[tx.chan];
+    const uint64_t t0 = std::max({now_, busy, r.slotTime[k % r.slots], tx.credits.front()});
     if (t0 >= until) {
       wake_ = std::min(wake_, t0);
       break;
     }
     tx.credits.pop_front();
-    const uint64_t ser = ethSerializationCycles(eth_->params, r.msgSize);
-    ethTxBusy_[tx.chan] = t0 + ser;
-    EthPacket pk = ethPacket(EthPacket::Kind::Tile, tx.chan, tx.peer, s.name, tx.to, t0, t0 + ser + eth_->params.latency);
+    const uint64_t ser =
+        pcie ? pcieTransferCycles(model_.pcie, r.msgSize) : ethSerializationCycles(eth_->params, r.msgSize);
+    busy = t0 + ser;
+    EthPacket pk = ethPacket(EthPacket::Kind::Tile, tx.chan, tx.peer, s.name, tx.to, t0, t0 + ser + hopLatency(tx.chan));
     const size_t at = r.base + (k % r.slots) * r.msgSize;
     pk.bytes.assign(l1.begin() + static_cast<std::ptrdiff_t>(at),
                     l1.begin() + static_cast<std::ptrdiff_t>(at + r.msgSize));
@@ -248,7 +269,7 @@ bool StreamEngine::stepEthSend(Stream& s, uint64_t until) {
     link.busyCycles += ser;
     ++counters_.ethTiles;
     counters_.ethBytes += r.msgSize;
-    noteTransfer(s, TransferKind::Eth, t0, t0 + ser + eth_->params.latency, r.msgSize);
+    noteTransfer(s, TransferKind::Eth, t0, t0 + ser + hopLatency(tx.chan), r.msgSize);
     tileSent(s, r, t0 + ser, windowed);
     touch(s, t0 + ser);
     moved = true;
@@ -294,7 +315,7 @@ std::string StreamEngine::ethWaitReason(const Stream& s) const {
       why.push_back("its buffer to drain (full: " + std::to_string(r.slots) + " tiles)");
     else
       why.push_back("data from " + streamNameText(rx.from) + " on chip " + std::to_string(rx.from.chip) + " over " +
-                    linkText(eth_->chip, rx.chan, rx.peer) + " (" + std::to_string(got) + " of " + std::to_string(s.n) +
+                    linkText(eth_->chip, rx.chan, rx.peer, viaPcie(rx.chan)) + " (" + std::to_string(got) + " of " + std::to_string(s.n) +
                     " tiles received)");
   }
   if (s.ethDest && s.out < s.n) {
@@ -303,7 +324,7 @@ std::string StreamEngine::ethWaitReason(const Stream& s) const {
     const uint64_t next = windowed ? r.periodBase + periodTile(p, s.out) : r.sent;
     if (next < ringValid(r) && tx.credits.empty())
       why.push_back("credits from " + streamNameText(tx.to) + " on chip " + std::to_string(tx.to.chip) + " over " +
-                    linkText(eth_->chip, tx.chan, tx.peer) + " (none left of its " + std::to_string(tx.slots) +
+                    linkText(eth_->chip, tx.chan, tx.peer, viaPcie(tx.chan)) + " (none left of its " + std::to_string(tx.slots) +
                     " slots: its buffer is full)");
   }
   std::string out;

@@ -16,7 +16,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <set>
 #include <string>
@@ -302,6 +304,70 @@ TEST_CASE("an op reading an op on the next chip reads its relay chain", "[pipe][
     if (b.mdOpName == "a" && !b.ethernetChan) CHECK(b.chipId == 0);
     if (b.mdOpName == "b" || b.mdOpName == "out") CHECK(b.chipId == 1);
   }
+  checkEltwiseInput(*c, y, "b", 0);
+}
+
+TEST_CASE("grayskull: an op reading an op of another chip reads a chain through PCIe", "[pipe][multichip]") {
+  // The first case on two grayskull chips (no ethernet, no links: through
+  // the host, docs/net2pipe.md "Through PCIe"). Every b core reads both a
+  // packers; with no links to spread replicas over, each b core's list is
+  // gathered into one chain: two chains of two PCIe relays each, on the idle
+  // cores from the grid's last one backwards (a holds [0, 0] and [0, 1] of
+  // chip 0, b [1, 1] and [2, 1] of chip 1): [9, 11], then [9, 10].
+  std::string text =
+      netlistText(queue("in", "HOST", "grid_size: [1, 1], t: 1, mblock: [2, 4], ublock: [1, 1]", 0) +
+                      queue("out", "b", "grid_size: [1, 1], t: 1, mblock: [4, 2], ublock: [1, 1]", 1),
+                  graph("g0", 0, "    a: {type: datacopy, grid_loc: [0, 0], grid_size: [1, 2], inputs: [in], " + kDf +
+                                     ", t: 1, mblock: [2, 2], ublock: [1, 1]}\n") +
+                      graph("g1", 1, "    b: {type: datacopy, grid_loc: [1, 1], grid_size: [2, 1], inputs: [a], " + kDf +
+                                         ", t: 1, mblock: [2, 2], ublock: [1, 1], input_0_tms: [transpose]}\n"),
+                  {"g0", "g1"});
+  text.replace(text.find("wormhole_b0"), 11, "grayskull");
+  auto c = std::make_unique<Compiled>();
+  SourceBuffer source("multichip.yaml", text);
+  auto nl = netlist::parseNetlist(source, c->diags);
+  REQUIRE(nl);
+  c->nl = std::move(*nl);
+  c->device = std::make_unique<SocDescriptor>(loadBundledDescriptor("grayskull_10x12"));
+  std::string why;
+  auto d = defaultCluster(Arch::Grayskull, 2, why);
+  REQUIRE(d);
+  c->cluster = *d;
+  netlist::ValidationTarget target{Arch::Grayskull, c->device.get(), &c->cluster};
+  c->ok = compileNetlist(c->nl, target, c->diags, c->comp);
+  requireOk(*c);
+  REQUIRE(c->comp.epochs.size() == 1);
+  const PipegenYaml& y = c->comp.epochs[0].yaml;
+  std::map<BufferId, const Buffer*> byId;
+  for (const Buffer& b : y.buffers) byId[b.uniqid] = &b;
+  auto owner = [&](BufferId e) { return std::prev(byId.upper_bound(e))->second; };
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> relays;  // chip, r, c
+  for (const Buffer& b : y.buffers) {
+    CHECK_FALSE(b.ethernetChan);
+    if (b.bufferType != BufferType::Relay) continue;
+    CHECK(b.pcieRelay);
+    CHECK(b.mdOpName == "a");
+    CHECK(b.tilesPerInput == 4);  // a gathered list: half of each packer's 4 tiles
+    relays.emplace_back(b.chipId, b.core.r, b.core.c);
+  }
+  std::sort(relays.begin(), relays.end());
+  CHECK(relays == std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>{{0, 9, 10}, {0, 9, 11}, {1, 9, 10}, {1, 9, 11}});
+  int hops = 0;
+  for (const Pipe& p : y.pipes) {
+    const Buffer& from = *owner(p.inputList.front());
+    const Buffer& to = *owner(p.outputList.front().front());
+    INFO(p.comment);
+    if (from.chipId == to.chipId) {
+      CHECK_FALSE(p.mmioPipe);
+      continue;
+    }
+    ++hops;
+    CHECK(p.mmioPipe);
+    CHECK(from.pcieRelay);
+    CHECK(to.pcieRelay);
+    CHECK((from.chipId == 0 && to.chipId == 1 && from.core.r == to.core.r && from.core.c == to.core.c));
+  }
+  CHECK(hops == 2);
   checkEltwiseInput(*c, y, "b", 0);
 }
 

@@ -405,6 +405,75 @@ TEST_CASE("cluster: chips without PCIe reach host memory through their MMIO chip
   CHECK(cl.chip(0).model().pcie.latency == 1000);
 }
 
+// Grayskull chips have no ethernet: relays on worker cores send to each
+// other through the PCIe cores (docs/device-model.md "Cluster").
+TEST_CASE("cluster: grayskull relays on worker cores cross chips through PCIe, with hand-worked cycles",
+          "[simchip][cluster]") {
+  static const SocDescriptor gs = loadBundledDescriptor("grayskull_10x12");
+  ClusterDescriptor d;
+  d.name = "test-gs";
+  d.chips[0] = ChipLocation{0, 0, 0, 0};
+  d.chips[1] = ChipLocation{1, 0, 0, 0};
+  d.mmio = {0, 1};
+  const EthPorts ports = ethPortsOf(d, 0, gs);
+  CHECK(ports.pcie);
+  CHECK(ports.pcieChan() == 0);  // no ethernet cores: the PCIe channel is the only one
+  CHECK(ports.channelCount() == 1);
+  ClusterDescriptor single = d;
+  single.chips.erase(1);
+  CHECK_FALSE(ethPortsOf(single, 0, gs).pcie);  // one chip: nothing to reach
+  CHECK_FALSE(ethPortsOf(line(2), 0, wormhole()).pcie);
+
+  Cluster cl(gs, d);
+  cl.beginEpoch();
+  // Chip 0: packer 1-1 -> relay 2-1 (stream 9) -> chip 1 relay 1-1
+  // (stream 9) -> kernel operand at 2-1 (stream 8).
+  const CoreCoord a{1, 1}, b{2, 1};
+  loadChipBlob(cl.chip(0), a, {streamAt(a, 24, {packerToRemote(1, kBuf0, 1, {cname(0, b, kOut)})})});
+  loadChipBlob(cl.chip(0), b, {streamAt(b, kOut, {relay(1, kBuf1, 2, {cname(0, a, 24)}, {cname(1, a, kOut)})})});
+  loadChipBlob(cl.chip(1), a, {streamAt(a, kOut, {relay(1, kBuf1, 2, {cname(0, b, kOut)}, {cname(1, b, 8)})})});
+  loadChipBlob(cl.chip(1), b, {streamAt(b, 8, {remoteToKernel(1, kBuf0, 4, {cname(1, a, kOut)})})});
+  prePushOn(cl.chip(0), a, 16, kBuf0, 1, {77});
+  ClusterRunResult r = runCluster(cl, 2);
+  REQUIRE(r.stop == ChipStop::Done);
+  CHECK(r.ok());
+  CHECK(isPattern(slotOn(cl.chip(1), b, kBuf0, 0), 77));
+  CHECK(cl.chip(1).core(b)->tilesReceived(0) == 1);
+  // By hand: 1-1 -> 2-1 on NOC 0 is 1 hop: 67 cycles on the port
+  // (2 + 2080/32) + 16 + 2 = 85. PCIe: 2080 / 16 = 130 cycles on chip 0's
+  // PCIe link, + 1000 latency from 85: 1215 at chip 1's 1-1. Then 1 hop to
+  // 2-1: 1215 + 67 + 18 = 1300.
+  CHECK(r.chips.at(0).cycles == 85 + 130);
+  CHECK(r.chips.at(1).cycles == 1300);
+  CHECK(r.links.empty());  // no ethernet link carried it
+  CHECK(r.chips.at(0).streams.ethTiles == 1);
+}
+
+TEST_CASE("cluster: a hang through PCIe names the PCIe hop", "[simchip][cluster][hang]") {
+  static const SocDescriptor gs = loadBundledDescriptor("grayskull_10x12");
+  ClusterDescriptor d;
+  d.name = "test-gs";
+  d.chips[0] = ChipLocation{0, 0, 0, 0};
+  d.chips[1] = ChipLocation{1, 0, 0, 0};
+  d.mmio = {0, 1};
+  Cluster cl(gs, d);
+  cl.beginEpoch();
+  // 6 tiles; chip 1's relay ring holds 2 and the sink 2 (never popped).
+  const CoreCoord a{1, 1}, b{2, 1};
+  loadChipBlob(cl.chip(0), a, {streamAt(a, 24, {packerToRemote(6, kBuf0, 6, {cname(0, b, kOut)})})});
+  loadChipBlob(cl.chip(0), b, {streamAt(b, kOut, {relay(6, kBuf1, 2, {cname(0, a, 24)}, {cname(1, a, kOut)})})});
+  loadChipBlob(cl.chip(1), a, {streamAt(a, kOut, {relay(6, kBuf1, 2, {cname(0, b, kOut)}, {cname(1, b, 8)})})});
+  loadChipBlob(cl.chip(1), b, {streamAt(b, 8, {remoteToKernel(6, kBuf0, 2, {cname(1, a, kOut)})})});
+  prePushOn(cl.chip(0), a, 16, kBuf0, 6, {1, 2, 3, 4, 5, 6});
+  ClusterRunResult r = runCluster(cl, 2, 4);
+  REQUIRE(r.stop == ChipStop::Hang);
+  INFO(r.message);
+  CHECK(contains(r.message, "core '2-1' stream 9 phase 0 (phase_id 0, iteration 1 of 1, 4 of 6 tiles): waits for "
+                            "credits from chip_1__y_1__x_1__stream_id_9 on chip 1 over PCIe between chip 0 and chip 1 "
+                            "(none left of its 2 slots: its buffer is full)"));
+  CHECK(contains(r.message, "core '2-1' stream 8 phase 0"));
+}
+
 TEST_CASE("cluster: runClusterEpoch loads every chip's cores, then runs them together", "[simchip][cluster]") {
   auto blobOf = [](ChipId chip, CoreCoord at, std::vector<Stream> streams) {
     CoreBlob b;
