@@ -94,6 +94,17 @@ public:
     }
     if (!chains_.unrouted()) checkUnconsumed(); // an output whose chain has no route was not read: no second error
     if (!ok_) return false;
+    // A sparse matmul pops its activations strip by strip as its own rows'
+    // encoding says, so the cores of one op do not keep pace with each
+    // other: a multicast would hold every core to the slowest and, with a
+    // join of their outputs on chip, close a cycle of full buffers
+    // (docs/net2pipe.md "Sparse matmul activations"). From DRAM each core
+    // then reads its own.
+    const std::set<const Op*> readOnChip = opsReadOnChip();
+    splitMulticastsWhere(
+        pending_,
+        [&](const PendingPipe& p) { return readOnChip.count(p.op) && sparseActivationsFromDram(p); },
+        "sparse matmul activations: each core reads its own at its own pace");
     timeMultiplex();
     splitExcessMulticasts(pending_, sh_.out.limits.mcastStreamsPerCore, [this](const PendingPipe& p, bool& single) {
       return coreKey(sendingCore(p, &single));
@@ -897,6 +908,30 @@ private:
   }
 
   std::map<const Op*, std::set<const Op*>> downstream_;
+
+  // Ops whose output another op of the epoch reads (through on-chip pipes).
+  std::set<const Op*> opsReadOnChip() const {
+    std::set<const Op*> ops;
+    for (const PendingPipe& p : pending_) {
+      if (p.toDram) continue;
+      for (const SourceTile& t : p.tiles)
+        if (bufs_[t.source].packer && bufs_[t.source].op) ops.insert(bufs_[t.source].op);
+    }
+    return ops;
+  }
+
+  // Whether `p` feeds input 1 (the activations) of a sparse matmul with
+  // tiles read from DRAM or host memory only (padding aside).
+  bool sparseActivationsFromDram(const PendingPipe& p) const {
+    if (!p.op || p.input != 1 || p.op->type.value != "matmul" || !p.op->attributes.identity.value) return false;
+    bool dram = false;
+    for (const SourceTile& t : p.tiles) {
+      const Buf::Place place = bufs_[t.source].place;
+      if (place == Buf::Place::Core) return false;
+      dram |= place == Buf::Place::Dram;
+    }
+    return dram;
+  }
 
   // ------------------------------------------------------------ finishing
   struct SourceStats {

@@ -28,4 +28,10 @@ using SendingCoreFn = std::function<uint64_t(const PendingPipe&, bool& single)>;
 // multicasts split.
 size_t splitExcessMulticasts(std::vector<PendingPipe>& pending, uint32_t limit, const SendingCoreFn& sendingCore);
 
+// Splits every plain (not time-multiplexed) multicast that `where` picks
+// into one unicast per destination, in place; `why` ends each unicast's
+// comment. Returns the number of multicasts split.
+size_t splitMulticastsWhere(std::vector<PendingPipe>& pending, const std::function<bool(const PendingPipe&)>& where,
+                            const std::string& why);
+
 } // namespace tessera::pipe::build

@@ -99,3 +99,30 @@ TEST_CASE("time-multiplexed pipes and DRAM writes are never split", "[pipe][mcas
   CHECK(pending[2].outputs == std::vector<uint32_t>{15});
   CHECK(pending[3].toDram);
 }
+
+TEST_CASE("splitMulticastsWhere splits the multicasts it is asked to, in place, and nothing else", "[pipe][mcast-split]") {
+  // Picks input 1: m1 (a multicast) becomes two unicasts; m3 (input 1 but a
+  // unicast already), m0 and m2 (other inputs) and the time-multiplexed m4
+  // stay as they are.
+  PendingPipe tm = pipe(0, {40, 41}, 1);
+  tm.slots = {{40, 41}, {42, 43}};
+  tm.comment = "m4";
+  std::vector<PendingPipe> pending{pipe(100, {10, 11}, 0), pipe(100, {12, 13}, 1), pipe(0, {14, 15}, 2),
+                                   pipe(100, {16}, 1), tm};
+  const size_t n = splitMulticastsWhere(pending, [](const PendingPipe& p) { return p.input == 1; }, "why");
+  CHECK(n == 1);
+  REQUIRE(pending.size() == 6);
+  const std::vector<std::vector<uint32_t>> outs{{10, 11}, {12}, {13}, {14, 15}, {16}, {40, 41}};
+  for (size_t i = 0; i < outs.size(); ++i) {
+    INFO(i);
+    CHECK(pending[i].outputs == outs[i]);
+  }
+  CHECK(pending[1].comment == "m1; unicast 1 of 2 of a multicast (why)");
+  CHECK(pending[2].comment == "m1; unicast 2 of 2 of a multicast (why)");
+  CHECK(pending[2].tiles == std::vector<SourceTile>{SourceTile{100, 0}, SourceTile{100, 1}});
+  CHECK(pending[4].comment == "m1");
+  CHECK(pending[5].slots.size() == 2);
+  // Nothing picked: nothing changes.
+  CHECK(splitMulticastsWhere(pending, [](const PendingPipe&) { return false; }, "why") == 0);
+  CHECK(pending.size() == 6);
+}
