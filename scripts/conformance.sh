@@ -208,7 +208,7 @@ run_sim() {
   elif [ $rc -eq 1 ] && ! grep -q ': error: ' "$log" && grep -q '^checked ' "$log.out"; then
     local overlap=""
     grep -q "^note: this netlist's DRAM buffers overlap" "$log.out" && overlap="; the netlist's DRAM buffers overlap (dram-overlap: a defect of the file)"
-    echo "$1: error: $(grep '^checked ' "$log.out" | sed 's/^checked //'); failing: $(awk '$3 == "FAIL" {print $1}' "$log.out" | head -3 | tr '\n' ' ' | sed 's/ $//')$overlap [check-mismatch]" >"$log"
+    echo "$1: error: $(grep '^checked ' "$log.out" | sed 's/^checked //'); failing: $(awk '$3 == "FAIL" || $4 == "FAIL" {print $1}' "$log.out" | head -3 | tr '\n' ' ' | sed 's/ $//')$overlap [check-mismatch]" >"$log"
   fi
   return $rc
 }
