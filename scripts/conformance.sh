@@ -194,7 +194,8 @@ run_pipes() {
 # sim: loader run into the scratch directory. A failing stage is reported
 # by the loader as "stage <tool> failed" followed by the tool's own
 # diagnostic, whose rule is kept as <tool>/<rule>; a failed check becomes
-# rule check-mismatch naming the queues that differ.
+# rule check-mismatch naming the queues that differ (and saying so when the
+# netlist's DRAM buffers overlap: the loader's dram-overlap note).
 run_sim() {
   local rc stage
   rm -rf "$scratch/out"
@@ -205,7 +206,9 @@ run_sim() {
   if [ -n "$stage" ]; then
     sed -i -E '/^loader: error: stage /d; s/ \[([a-z0-9-]+)\]$/ ['"$stage"'\/\1]/' "$log"
   elif [ $rc -eq 1 ] && ! grep -q ': error: ' "$log" && grep -q '^checked ' "$log.out"; then
-    echo "$1: error: $(grep '^checked ' "$log.out" | sed 's/^checked //'); failing: $(awk '$3 == "FAIL" {print $1}' "$log.out" | head -3 | tr '\n' ' ' | sed 's/ $//') [check-mismatch]" >"$log"
+    local overlap=""
+    grep -q "^loader: note: this netlist's DRAM buffers overlap" "$log" && overlap="; the netlist's DRAM buffers overlap (dram-overlap: a defect of the file)"
+    echo "$1: error: $(grep '^checked ' "$log.out" | sed 's/^checked //'); failing: $(awk '$3 == "FAIL" || $4 == "FAIL" {print $1}' "$log.out" | head -3 | tr '\n' ' ' | sed 's/ $//')$overlap [check-mismatch]" >"$log"
   fi
   return $rc
 }

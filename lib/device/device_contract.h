@@ -207,6 +207,16 @@ enum Opcode : uint32_t {
 
 // Fields shared by math instructions (datacopy, eltwise, matmul, reduce, sfpu, zero).
 constexpr uint32_t kFieldDestIndexMask = 0xF;   // [3:0] dest tile index (absolute, 0..15)
+// [23:22] bits 5:4 of the dest index, for a dest of more than 16 tiles
+// (wormhole A0: 64; docs/device-model.md "Dest"). Math instructions and PACK.
+constexpr uint32_t kFieldDestIndexHiShift = 22;
+constexpr uint32_t kFieldDestIndexHiMask = 0x3u << kFieldDestIndexHiShift;
+constexpr uint32_t destIndexFields(uint32_t index) {
+  return (index & kFieldDestIndexMask) | ((index >> 4) << kFieldDestIndexHiShift & kFieldDestIndexHiMask);
+}
+constexpr uint32_t destIndexOf(uint32_t fields) {
+  return (fields & kFieldDestIndexMask) | ((fields & kFieldDestIndexHiMask) >> kFieldDestIndexHiShift << 4);
+}
 constexpr uint32_t kFieldAccumulate = 1u << 4;  // [4] add to dest instead of overwrite (max for reduce max)
 constexpr uint32_t kFieldKeepSrcA = 1u << 5;    // [5] leave srcA valid (reused by the next instruction)
 constexpr uint32_t kFieldKeepSrcB = 1u << 6;    // [6] leave srcB valid
@@ -304,8 +314,11 @@ enum ConfigReg : uint32_t {
 
 // Dest register file: 16 tiles with 16-bit values, 8 with Float32 or Int32
 // (kCfgDestFormat). Math and pack use it in two halves (kSemPackMath).
+// Wormhole (A0) has four times that (kDestTiles16WormholeA0: BUDA's
+// wormhole_a0 tensix_types.h, DEST_REGISTER_FULL_SIZE = 256 * 16 rows).
 constexpr uint32_t kDestTiles16 = 16;
 constexpr uint32_t kDestTiles32 = 8;
+constexpr uint32_t kDestTiles16WormholeA0 = 64;
 
 // Fault codes (kCopStatus, and the simulator's fault reports).
 enum CopFault : uint32_t {

@@ -2,6 +2,8 @@
 // the operands the kernel uses with their tile orders (docs/net2hlks.md).
 #include "hlk/config.hpp"
 
+#include "device/arch_params.hpp"
+
 #include "hlk/fused.hpp"
 #include "hlk/internal.hpp"
 #include "hlk/sparse_matmul.hpp"
@@ -335,6 +337,7 @@ private:
     c.intermedFormat = op_.intermedDf.value;
     reluOf(op_.attributes, c.reluMode, c.reluThresholdBits);
     c.untilize = op_.untilizeOutput.value;
+    c.destTiles16 = destTiles(target_.arch, false);
     c.gradient = op_.gradientOp.value;
   }
 

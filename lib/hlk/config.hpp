@@ -81,6 +81,7 @@ struct CommonArgs {
   // gradient_op: every input's output block is added into one fixed block in
   // L1 (the ram cell the firmware loads and stores), tile k at slot k.
   bool gradient = false;
+  int destTiles16 = 16; // the arch's dest size in 16-bit tiles (wormhole A0: 64)
 };
 
 struct UnaryArgs {

@@ -410,14 +410,14 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   std::string overlapNote;
   {
     size_t overlaps = 0;
-    std::string first;
+    std::string each;
     for (const auto& d : diags.diagnostics())
-      if (d.rule == "dram-overlap" && overlaps++ == 0) first = d.message;
+      if (d.rule == "dram-overlap") ++overlaps, each += "  " + d.message + "\n";
     if (overlaps)
       overlapNote = std::string(kTool) + ": note: this netlist's DRAM buffers overlap (" + std::to_string(overlaps) +
-                    " dram-overlap warning" + (overlaps == 1 ? "" : "s") + "; first: " + first +
+                    " dram-overlap warning" + (overlaps == 1 ? "" : "s") +
                     "): on the chip they share memory, as on silicon, while the reference model keeps every buffer "
-                    "apart, so this failure may be the file's own\n";
+                    "apart, so this failure may be the file's own\n" + each;
   }
 
   if (applied.any())

@@ -1,5 +1,6 @@
 #include "sim/chip.hpp"
 
+#include "device/arch_params.hpp"
 #include "sim/fault_injection.hpp"
 #include "sim/firmware.hpp"
 #include "support/text_format.hpp"
@@ -95,7 +96,8 @@ Chip::Worker* Chip::worker(CoreCoord noc) {
     }
     w->core = std::make_unique<TensixCore>(cfg);
     if (!ethChan) {
-      w->cop = std::make_unique<Coprocessor>(w->core->l1(), copCycleModelFor(soc_.arch));
+      w->cop = std::make_unique<Coprocessor>(w->core->l1(), copCycleModelFor(soc_.arch),
+                                             static_cast<uint32_t>(destTiles(soc_.arch, false)));
       w->port = std::make_unique<CoprocessorPortAdapter>(*w->cop);
       w->core->setCoprocessor(w->port.get());
     }

@@ -142,9 +142,11 @@ const char* copFaultName(uint32_t fault) {
   }
 }
 
-Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model)
-    : l1_(l1), model_(model), destF_(size_t{c::kDestTiles16} * kValues, 0.0f),
-      destI_(size_t{c::kDestTiles32} * kValues, 0), scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
+Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model, uint32_t destTiles16)
+    : l1_(l1), model_(model), destTiles16_(std::max<uint32_t>(2, destTiles16 & ~1u)),
+      destF_(size_t{std::min(destTiles16_, c::kDestTiles16)} * kValues, 0.0f),
+      destI_(size_t{std::min(destTiles16_, c::kDestTiles16) / 2} * kValues, 0),
+      scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
   reset();
 }
 
@@ -180,12 +182,21 @@ bool Coprocessor::destIs32() const {
   return config_[c::kCfgDestFormat] == c::kFloat32 || config_[c::kCfgDestFormat] == c::kInt32;
 }
 bool Coprocessor::destIsInt() const { return config_[c::kCfgDestFormat] == c::kInt32; }
-uint32_t Coprocessor::destCapacity() const { return destIs32() ? c::kDestTiles32 : c::kDestTiles16; }
+uint32_t Coprocessor::destCapacity() const { return destIs32() ? destTiles16_ / 2 : destTiles16_; }
+
+// A dest larger than 16 tiles (wormhole A0) grows to the highest index used,
+// so a cluster of such chips does not hold 64 tiles per core it never touches.
+void Coprocessor::reserveDest(uint32_t tiles) {
+  const size_t values = size_t{tiles} * kValues;
+  if (destF_.size() < values) destF_.resize(values, 0.0f);
+  if (destI_.size() < values) destI_.resize(values, 0);
+}
 
 float Coprocessor::destValue(uint32_t tile, size_t index) const {
   if (tile >= destCapacity() || index >= kValues) return 0.0f;
-  if (destIsInt()) return static_cast<float>(destI_[tile * kValues + index]);
-  return destF_[tile * kValues + index];
+  const size_t i = size_t{tile} * kValues + index;
+  if (destIsInt()) return i < destI_.size() ? static_cast<float>(destI_[i]) : 0.0f;
+  return i < destF_.size() ? destF_[i] : 0.0f;
 }
 
 bool Coprocessor::srcValid(bool srcB, int bank) const {
@@ -367,7 +378,7 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
 
 // ---------------------------------------------------------------- math
 Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uint32_t fields, uint32_t arg) {
-  constexpr uint32_t kCommon = 0x7Fu;  // dest index, accumulate, keep srcA, keep srcB
+  constexpr uint32_t kCommon = 0x7Fu | c::kFieldDestIndexHiMask;  // dest index, accumulate, keep srcA, keep srcB
   uint32_t allowed = kCommon;
   bool readsA = false, readsB = false;
   const uint32_t eltOp = (fields >> c::kEltwiseOpShift) & 3u;
@@ -394,14 +405,15 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     break;
   case c::kOpZeroDest: break;
   case c::kOpRowCopy:
-    allowed = 0x1F1F2Fu; // dest index, keep srcA, source row, dest row
+    allowed = 0x1F1F2Fu | c::kFieldDestIndexHiMask; // dest index, keep srcA, source row, dest row
     readsA = true;
     break;
   default: return Outcome::fail(c::kCopIllegalInstruction);
   }
   if (fields & ~allowed) return Outcome::fail(c::kCopIllegalInstruction);
-  const uint32_t d = fields & c::kFieldDestIndexMask;
+  const uint32_t d = c::destIndexOf(fields);
   if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+  reserveDest(d + 1);
 
   const bool aMissing = readsA && !srcA_.valid[srcA_.readBank];
   const bool bMissing = readsB && !srcB_.valid[srcB_.readBank];
@@ -597,10 +609,11 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
 // Values in dest[d], dest[d+1], indices in dest[d+2], dest[d+3] (the second
 // of each only with two tiles); a float dest only (an index is a value).
 Coprocessor::Outcome Coprocessor::execTopk(uint32_t fields, uint32_t arg) {
-  if (fields & ~0x70Fu) return Outcome::fail(c::kCopIllegalInstruction);
+  if (fields & ~(0x70Fu | c::kFieldDestIndexHiMask)) return Outcome::fail(c::kCopIllegalInstruction);
   if (destIsInt()) return Outcome::fail(c::kCopBadFormat);
-  const uint32_t d = fields & c::kFieldDestIndexMask;
+  const uint32_t d = c::destIndexOf(fields);
   if (d + 3 >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+  reserveDest(d + 4);
   const bool two = fields & c::kTopkTwoTiles;
   std::array<Tile, 4> w;
   for (uint32_t t = 0; t < 4; ++t) readDest(d + t, w[t]);
@@ -617,7 +630,8 @@ Coprocessor::Outcome Coprocessor::execTopk(uint32_t fields, uint32_t arg) {
 
 // ---------------------------------------------------------------- PACK
 Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
-  if (fields & ~(0x7FFu | c::kTileShapeMask << c::kTileShapeShift)) return Outcome::fail(c::kCopIllegalInstruction);
+  if (fields & ~(0x7FFu | c::kTileShapeMask << c::kTileShapeShift | c::kFieldDestIndexHiMask))
+    return Outcome::fail(c::kCopIllegalInstruction);
   const uint32_t code = (fields >> c::kFormatShift) & c::kFormatMask;
   if (code >= c::kDataFormatCount) return Outcome::fail(c::kCopBadFormat);
   const auto df = static_cast<DataFormat>(code);
@@ -626,8 +640,9 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   const bool untilize = fields & c::kPackUntilize;
   const bool l1Accumulate = fields & c::kPackL1Accumulate;
   if (untilize && netlist::isBfpFormat(df)) return Outcome::fail(c::kCopBadFormat);
-  const uint32_t d = fields & c::kFieldDestIndexMask;
+  const uint32_t d = c::destIndexOf(fields);
   if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
+  reserveDest(d + 1);
 
   const uint32_t tileBytes = shape->full() ? netlist::tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
   // Untilize writes the tile's rows (shape->r of shape->c values).

@@ -147,7 +147,10 @@ public:
 
   // `l1` is the core's whole L1 (byte 0 = address 0); it must outlive this
   // object. Its size bounds every tile address.
-  explicit Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model = {});
+  // `destTiles16`: the dest register's size in 16-bit tiles (half that in
+  // 32-bit mode): contract::kDestTiles16, or 64 on wormhole A0.
+  explicit Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model = {},
+                       uint32_t destTiles16 = contract::kDestTiles16);
 
   // One 32-bit store of `thread` to the instruction port. See the file
   // comment for the three outcomes. `thread` must be < kThreadCount
@@ -188,7 +191,7 @@ public:
 
   // Introspection for tests and debug dumps (no side effects).
   uint32_t config(uint32_t reg) const { return reg < contract::kConfigRegCount ? config_[reg] : 0; }
-  uint32_t destCapacity() const;                    // 16, or 8 in 32-bit mode (Float32, Int32)
+  uint32_t destCapacity() const;                    // destTiles16_, or half in 32-bit mode (Float32, Int32)
   float destValue(uint32_t tile, size_t index) const;  // row-major index; Int32 mode: the integer as float
   bool srcValid(bool srcB, int bank) const;
 
@@ -219,6 +222,7 @@ private:
 
   bool destIs32() const;
   bool destIsInt() const;
+  void reserveDest(uint32_t tiles);                        // grow destF_/destI_ to hold `tiles`
   void readDest(uint32_t tile, Tile& out) const;           // values as floats
   void writeDestFloat(uint32_t tile, Tile& values);        // rounds to the dest format
   // L1 range check for data: [address, address + bytes) inside the data buffer space.
@@ -228,8 +232,9 @@ private:
   CopCycleModel model_;
   std::array<uint32_t, contract::kConfigRegCount> config_{};
   SrcReg srcA_, srcB_;
-  std::vector<float> destF_;    // kDestTiles16 x 1024: float dest formats
-  std::vector<int32_t> destI_;  // kDestTiles32 x 1024: Int32 dest
+  uint32_t destTiles16_;
+  std::vector<float> destF_;    // destTiles16_ x 1024: float dest formats
+  std::vector<int32_t> destI_;  // destTiles16_ / 2 x 1024: Int32 dest
   std::array<ThreadState, contract::kThreadCount> threads_{};
   CopCounters counters_;
   uint64_t progress_ = 0;

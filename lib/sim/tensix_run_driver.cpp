@@ -1,5 +1,6 @@
 #include "sim/tensix_run_driver.hpp"
 
+#include "device/arch_params.hpp"
 #include "sim/coprocessor.hpp"
 #include "sim/coprocessor_port_adapter.hpp"
 #include "sim/one_core_harness.hpp"
@@ -111,7 +112,7 @@ int runTensixRun(const TensixRunOptions& opts, std::ostream& out, std::ostream& 
   config.name = fs::path(kernelDir).filename().string();
   if (config.name.empty()) config.name = fs::path(kernelDir).parent_path().filename().string();
   TensixCore core(config);
-  Coprocessor cop(core.l1());
+  Coprocessor cop(core.l1(), {}, static_cast<uint32_t>(destTiles(arch, false)));
   CoprocessorPortAdapter port(cop);
   core.setCoprocessor(&port);
   static const char* const kElf[c::kThreadCount] = {"unpack.elf", "math.elf", "pack.elf"};

@@ -19,7 +19,7 @@ namespace hlk {
 inline void hlk_copy_row_to_dst(int operand, int tile, uint32_t srcRow, int dst, uint32_t dstRow) {
   if constexpr (llk::kUnpack) llk::unpack_tile(operand, tile, false, 0u);
   if constexpr (llk::kMath)
-    llk::issue(kOpRowCopy, (llk::dest_index(dst) & kFieldDestIndexMask) | ((srcRow & 0x1Fu) << kRowCopySrcShift) |
+    llk::issue(kOpRowCopy, llk::dest_fields(dst) | ((srcRow & 0x1Fu) << kRowCopySrcShift) |
                                ((dstRow & 0x1Fu) << kRowCopyDstShift));
 }
 

@@ -27,7 +27,7 @@ extern "C" void hlk_setup() {
   if constexpr (llk::kMath) llk::set_config(tessera::contract::kCfgDestFormat, tessera::contract::kFloat16_b);
   if constexpr (llk::kMath || llk::kPack) {
     llk::g_dest.half = 0;
-    llk::g_dest.halfTiles = tessera::contract::kDestTiles16 / 2;
+    llk::g_dest.halfTiles = llk::kDestTiles16Arch / 2;
   }
 }
 
@@ -42,7 +42,7 @@ inline void hlk_set_dest_format(DataFormatCode format) {
   if constexpr (llk::kMath) llk::set_config(kCfgDestFormat, format);
   if constexpr (llk::kMath || llk::kPack) {
     bool wide = format == kFloat32 || format == kInt32;
-    llk::g_dest.halfTiles = (wide ? kDestTiles32 : kDestTiles16) / 2;
+    llk::g_dest.halfTiles = (wide ? llk::kDestTiles16Arch / 2 : llk::kDestTiles16Arch) / 2;
   }
 }
 

@@ -29,7 +29,7 @@ namespace hlk {
 inline void hlk_topk(TopkStep step, int dst, bool twoTiles, uint32_t position, uint32_t logA, uint32_t logB) {
   if constexpr (llk::kMath)
     llk::issue(kOpTopk,
-               (llk::dest_index(dst) & kFieldDestIndexMask) | (static_cast<uint32_t>(step) << kTopkStepShift) |
+               llk::dest_fields(dst) | (static_cast<uint32_t>(step) << kTopkStepShift) |
                    (twoTiles ? kTopkTwoTiles : 0u),
                (position & 0xFFFFu) | (logA << kTopkLogAShift) | (logB << kTopkLogBShift));
 }

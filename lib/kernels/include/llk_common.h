@@ -150,7 +150,7 @@ struct PackState {
 // Math and pack: which dest half this thread holds and the half size.
 struct DestState {
   uint32_t half;       // 0 or 1; flips at every hlk_release_dst
-  uint32_t halfTiles;  // 8, or 4 with a 32-bit dest format
+  uint32_t halfTiles;  // 8, or 4 with a 32-bit dest format (wormhole A0: 32 or 16)
 };
 
 inline UnpackState g_unpack;
@@ -160,6 +160,21 @@ inline DestState g_dest;
 // Absolute dest index of tile `dst` of the half this thread holds.
 inline uint32_t dest_index(int dst) {
   return (g_dest.half != 0 ? g_dest.halfTiles : 0) + static_cast<uint32_t>(dst);
+}
+
+// net2hlks defines TESSERA_DEST_TILES16 (the dest size in 16-bit tiles) at the
+// top of hlks.cpp when the arch's dest is not the contract's 16 tiles
+// (wormhole A0: 64). Only then can an index need the high field bits.
+#if defined(TESSERA_DEST_TILES16)
+inline constexpr uint32_t kDestTiles16Arch = TESSERA_DEST_TILES16;
+#else
+inline constexpr uint32_t kDestTiles16Arch = kDestTiles16;
+#endif
+
+// The dest index fields of a math or PACK instruction for tile `dst`.
+inline uint32_t dest_fields(int dst) {
+  if constexpr (kDestTiles16Arch > kDestTiles16) return destIndexFields(dest_index(dst));
+  else return dest_index(dst) & kFieldDestIndexMask;
 }
 
 } // namespace llk

@@ -15,7 +15,7 @@ inline void math_release_dst() {
 }
 
 inline uint32_t math_fields(int dst, bool accumulate) {
-  return (dest_index(dst) & kFieldDestIndexMask) | (accumulate ? kFieldAccumulate : 0u);
+  return dest_fields(dst) | (accumulate ? kFieldAccumulate : 0u);
 }
 
 inline void math_datacopy(int dst) { issue(kOpDatacopy, math_fields(dst, false)); }

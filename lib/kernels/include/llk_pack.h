@@ -32,7 +32,7 @@ inline void pack_release_dst() {
 }
 
 inline uint32_t pack_fields(int dst, int operand, const OperandEntry& e) {
-  return (dest_index(dst) & kFieldDestIndexMask) | ((e.dataFormat & kFormatMask) << kFormatShift) |
+  return dest_fields(dst) | ((e.dataFormat & kFormatMask) << kFormatShift) |
          tile_shape_fields(operand);
 }
 

@@ -71,6 +71,10 @@ struct Rig {
   std::vector<uint8_t> l1 = std::vector<uint8_t>(kL1Size, 0);
   Coprocessor cop{std::span<uint8_t>(l1)};
 
+  Rig() = default;
+  // A dest of `destTiles16` 16-bit tiles (wormhole A0: 64).
+  explicit Rig(uint32_t destTiles16) : cop(std::span<uint8_t>(l1), {}, destTiles16) {}
+
   CopResult push(uint32_t thread, uint32_t word) { return cop.push(thread, word); }
   uint32_t run(uint32_t thread, uint32_t word) {
     const CopResult r = cop.push(thread, word);
@@ -1113,5 +1117,39 @@ TEST_CASE("coprocessor math: the HiFi4 tile product sums in k order, bit for bit
     for (size_t i = 0; i < sim::copmath::kValues; ++i)
       if (std::bit_cast<uint32_t>(acc[i]) != std::bit_cast<uint32_t>(expected[i])) ++mismatches;
     CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("A 64-tile dest (wormhole A0): indices past 15 through fields [23:22]", "[sim][coprocessor][dest]") {
+  // Index 40: [3:0] = 8, [23:22] = 40 >> 4 = 2.
+  CHECK(destIndexFields(40) == 0x800008u);
+  CHECK(destIndexOf(0x800008u) == 40u);
+  CHECK(destIndexFields(15) == 15u);  // indices below 16 encode as before
+
+  // Integers of magnitude at most 256: exact in Float16_b (8 significant bits).
+  const Tile t = tileOf([](size_t r, size_t c) { return static_cast<float>((r * 32 + c) % 200) - 100.0f; });
+  SECTION("16-bit dest: 64 tiles") {
+    Rig rig(64);
+    rig.config(kCfgDestFormat, kFloat16_b);
+    rig.loadDest(t, destIndexFields(63));
+    rig.loadDest(tileOf([](size_t, size_t) { return 1.0f; }), destIndexFields(47));
+    requireTilesEqual(rig.packOut(destIndexFields(63)), t);
+    CHECK(rig.packOut(destIndexFields(47))[0] == 1.0f);
+    CHECK(rig.cop.destValue(63, 1023) == -77.0f);  // 1023 % 200 - 100
+    CHECK(rig.push(kMathThread, encode(kOpZeroDest, 1u << 21)).fault == kCopIllegalInstruction);  // still reserved
+  }
+  SECTION("Float32 dest: 32 tiles") {
+    Rig rig(64);
+    rig.config(kCfgDestFormat, kFloat32);
+    rig.loadDest(t, destIndexFields(31));
+    requireTilesEqual(rig.packOut(destIndexFields(31)), t);
+    CHECK(rig.push(kMathThread, encode(kOpZeroDest, destIndexFields(32))).fault == kCopBadDestIndex);
+  }
+  SECTION("the contract's 16-tile dest rejects the high bits") {
+    Rig rig;
+    rig.config(kCfgDestFormat, kFloat16_b);
+    CHECK(rig.push(kMathThread, encode(kOpZeroDest, destIndexFields(16))).fault == kCopBadDestIndex);
+    REQUIRE(rig.push(kPackThread, packWord(destIndexFields(16), DataFormat::Float32)).accepted());  // + argument
+    CHECK(rig.push(kPackThread, kOut).fault == kCopBadDestIndex);
   }
 }
