@@ -143,7 +143,7 @@ const char* copFaultName(uint32_t fault) {
 }
 
 Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model)
-    : l1_(l1), model_(model), destF_(size_t{c::kDestTiles16} * kValues, 0.0f),
+    : l1_(l1), model_(model), destF_(size_t{c::kDestTiles16}),
       destI_(size_t{c::kDestTiles32} * kValues, 0), scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
   reset();
 }
@@ -152,7 +152,7 @@ void Coprocessor::reset() {
   config_.fill(0);
   srcA_ = SrcReg{};
   srcB_ = SrcReg{};
-  std::fill(destF_.begin(), destF_.end(), 0.0f);
+  for (Tile& t : destF_) t.fill(0.0f);
   std::fill(destI_.begin(), destI_.end(), 0);
   for (ThreadState& t : threads_) t = ThreadState{};
   for (auto& q : fifo_) q.clear();
@@ -185,7 +185,7 @@ uint32_t Coprocessor::destCapacity() const { return destIs32() ? c::kDestTiles32
 float Coprocessor::destValue(uint32_t tile, size_t index) const {
   if (tile >= destCapacity() || index >= kValues) return 0.0f;
   if (destIsInt()) return static_cast<float>(destI_[tile * kValues + index]);
-  return destF_[tile * kValues + index];
+  return destF_[tile][index];
 }
 
 bool Coprocessor::srcValid(bool srcB, int bank) const {
@@ -198,13 +198,13 @@ void Coprocessor::readDest(uint32_t tile, Tile& out) const {
     const int32_t* p = &destI_[tile * kValues];
     for (size_t i = 0; i < kValues; ++i) out[i] = static_cast<float>(p[i]);
   } else {
-    std::copy_n(&destF_[tile * kValues], kValues, out.begin());
+    out = destF_[tile];
   }
 }
 
 void Coprocessor::writeDestFloat(uint32_t tile, Tile& values) {
   formats::quantize(static_cast<DataFormat>(config_[c::kCfgDestFormat]), std::span<float>(values));
-  std::copy(values.begin(), values.end(), destF_.begin() + static_cast<ptrdiff_t>(tile * kValues));
+  destF_[tile] = values;
 }
 
 bool Coprocessor::dataRangeOk(uint64_t address, uint64_t bytes) const {
@@ -359,6 +359,7 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
     broadcast(tile, (fields >> c::kUnpackBcastShift) & 3u);
   }
   src.valid[src.writeBank] = true;
+  src.reducedValid[src.writeBank] = false;
   src.writeBank ^= 1u;
   ++counters_.tilesUnpacked;
   return Outcome::done(CopUnit::Unpack,
@@ -421,7 +422,24 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
   const float scale = std::bit_cast<float>(arg);
   uint32_t cycles = 0;
 
-  if (!destIsInt()) {
+  if (!destIsInt() && opcode == c::kOpMatmul) {
+    // In place in dest: no copies of the tile around the product (the
+    // matmul is most of the math instructions a netlist runs).
+    Tile& out = destF_[d];
+    if (!accumulate) out.fill(0.0f);
+    const copmath::ReducedReads reads = copmath::matmulReads(fidelity);
+    auto reduced = [](SrcReg& s, bool isB) -> const Tile* {
+      const uint8_t bank = s.readBank;
+      if (!s.reducedValid[bank]) copmath::reduceTile(s.bank[bank], isB, s.reduced[bank]);
+      s.reducedValid[bank] = true;
+      return &s.reduced[bank];
+    };
+    copmath::matmulAccumulate(fidelity, b, a, reads.srcBHigh ? reduced(srcB_, true) : nullptr,
+                              reads.srcAHigh ? reduced(srcA_, false) : nullptr, out);
+    formats::quantize(static_cast<DataFormat>(config_[c::kCfgDestFormat]), std::span<float>(out));
+    cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
+    ++counters_.matmulTiles;
+  } else if (!destIsInt()) {
     Tile cur;
     readDest(d, cur);
     Tile out{};
@@ -446,12 +464,7 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
       cycles = model_.fpuTile * (eltOp == c::kEltMul ? copmath::fidelityPhases(fidelity) : 1u);
       break;
     }
-    case c::kOpMatmul:
-      if (accumulate) out = cur;
-      copmath::matmulAccumulate(fidelity, b, a, out);
-      cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
-      ++counters_.matmulTiles;
-      break;
+    case c::kOpMatmul: break;  // above
     case c::kOpReduce: {
       if (accumulate) out = cur;
       const bool isMax = rtype == c::kReduceMax;
