@@ -102,11 +102,9 @@ std::optional<int64_t> testArgDefault(const netlist::Netlist& nl, const std::str
   return std::nullopt;
 }
 
-Tensor concatEntries(const std::vector<Tensor>& entries, const netlist::Queue& q) {
+Tensor concatEntries(const std::vector<formats::PackedTensor>& entries, const netlist::Queue& q) {
   auto shape = netlist::queueShape(q);
-  std::vector<const Tensor*> ptrs;
-  for (const Tensor& e : entries) ptrs.push_back(&e);
-  return formats::concatEntries(ptrs, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
+  return formats::concatEntries(entries, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
                                shape ? shape->c * formats::kTileDim : 0);
 }
 
@@ -137,12 +135,14 @@ struct Execution {
 
 // Runs every program on `target`. `announce`: print a line per program. A
 // run-time error becomes a diagnostic (returns false).
+// `recording`: log what ops write; `recordPushes`: log what the host pushes.
 bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::string, Tensor> inputs, bool recording,
-                 bool announce, Execution& ex, DiagnosticEngine& diags, std::ostream& out, std::ostream& err) {
+                 bool recordPushes, bool announce, Execution& ex, DiagnosticEngine& diags, std::ostream& out,
+                 std::ostream& err) {
   const netlist::Netlist& nl = *s.nl;
   ex.store = std::make_unique<runtime::QueueStore>(nl);
   ex.store->recordWrites(recording);
-  ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recording);
+  ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recordPushes);
   ex.host->attach(*ex.store);
   runtime::Interpreter interp(nl, *ex.store, target, *ex.host, s.arch);
   if (s.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
@@ -557,12 +557,16 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // against the host reference model, unless --expected gives the values.
   const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
   RunSetup setup{&nl, programs, given, opts.seed, opts.trace, arch};
-  Execution reference;
+  // Only the reference's log is kept: its queues and host go before the
+  // chip runs (a large netlist's queues are gigabytes).
+  std::map<std::string, std::vector<formats::PackedTensor>> referenceLog;
   bool referenceFailed = false;
   if (checkAgainstGolden && root) {
     GoldenTarget golden(nl, arch, opts.threads);
-    if (runPrograms(setup, golden, inputs, true, false, reference, diags, out, err)) {
+    Execution reference;
+    if (runPrograms(setup, golden, inputs, true, false, false, reference, diags, out, err)) {
       out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
+      referenceLog = reference.store->releaseWriteLog();
     } else {
       printDiagnostics(err, source, diags, print);
       referenceFailed = true;
@@ -626,7 +630,9 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
                     opts.progress ? TimedTarget::Progress::Lines
                                   : (terminal ? TimedTarget::Progress::InPlace : TimedTarget::Progress::None),
                     err);
-  bool ran = runPrograms(setup, timed, std::move(inputs), recording, true, ex, diags, out, err);
+  // Pushes are logged for --outputs only (the check compares op-fed queues).
+  bool ran = runPrograms(setup, timed, std::move(inputs), recording, !opts.outputsDir.empty(), true, ex, diags, out,
+                         err);
   timed.finish();
   if (injector)
     err << kTool << ": injected fault " << injector->text() << ": "
@@ -646,7 +652,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // what the host pushed into each host-fed one, so a run can be reproduced.
   bool failed = false;
   compare::Config base;
-  static const std::vector<Tensor> kNone;
+  static const std::vector<formats::PackedTensor> kNone;
   auto configFor = [&](const std::string& queue, compare::Config& cfg) -> bool {
     cfg = base;
     try {
@@ -692,7 +698,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     if (!checkAgainstGolden) out << "\n";
     if (hostSide) continue;
     if (checkAgainstGolden) {
-      const auto& refLogs = reference.store->writeLog();
+      const auto& refLogs = referenceLog;
       auto ref = refLogs.find(q.name);
       if (count == 0 && ref == refLogs.end()) continue; // no op writes it in the programs run
       compare::Config cfg;

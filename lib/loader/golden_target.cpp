@@ -168,6 +168,49 @@ Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
   return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
 }
 
+// `count` copies of a one-entry tensor, stacked along w.
+Tensor stacked(const Tensor& one, int64_t count) {
+  Tensor out(count * one.w, one.z, one.r, one.c);
+  for (int64_t i = 0; i < count; ++i)
+    std::copy(one.data.begin(), one.data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * one.data.size()));
+  if (!one.rawBits.empty())
+    for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
+  return out;
+}
+
+// evalByEntries over `n` entries where some inputs are one entry every
+// input reads (`repeated`): those are stacked for a range of entries at a
+// time, a range holding at most kRangeBytes of them, and the ranges' results
+// joined (w-stacked weights of a 128-input bert_large were 2 GB per operand).
+// Entries are independent, so the bits are those of one evaluation of all;
+// a failure is reported from that one evaluation (its message quotes shapes).
+constexpr size_t kRangeBytes = size_t{256} << 20;
+Tensor evalInRanges(std::span<const Tensor> inputs, const std::vector<bool>& repeated, int64_t n, unsigned threads,
+                    const std::function<Tensor(std::span<const Tensor>)>& eval) {
+  size_t perEntry = 0;
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (repeated[k]) perEntry += inputs[k].data.size() * sizeof(float);
+  auto range = [&](int64_t first, int64_t count) {
+    std::vector<Tensor> part;
+    part.reserve(inputs.size());
+    for (size_t k = 0; k < inputs.size(); ++k)
+      part.push_back(repeated[k] ? stacked(inputs[k], count) : formats::entryRange(inputs[k], first, count));
+    return part;
+  };
+  if (perEntry == 0) return evalByEntries(inputs, threads, eval);
+  const auto step = static_cast<int64_t>(std::clamp<size_t>(kRangeBytes / perEntry, 1, static_cast<size_t>(n)));
+  if (step >= n) return evalByEntries(range(0, n), threads, eval);
+  std::vector<Tensor> results;
+  try {
+    for (int64_t first = 0; first < n; first += step) results.push_back(evalByEntries(range(first, std::min(step, n - first)), threads, eval));
+  } catch (const golden::GoldenError&) {
+    return evalByEntries(range(0, n), threads, eval);
+  }
+  std::vector<const Tensor*> pieces;
+  for (const Tensor& r : results) pieces.push_back(&r);
+  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
+}
+
 std::string shapeText(const Tensor& t) {
   return "[" + std::to_string(t.w) + ", " + std::to_string(t.z) + ", " + std::to_string(t.r) + ", " +
          std::to_string(t.c) + "]";
@@ -235,6 +278,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     // Only for the float formats, where rounding is per value, so TMs (which
     // move values, and pad with zeros) keep it; Bfp blocks would regroup.
     std::vector<bool> inDfKnown(op.inputs.size(), false);
+    std::vector<bool> repeated(op.inputs.size(), false);  // inputs[k] is the one entry every input reads
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const auto& operand = op.inputs[k];
       const std::optional<OpRef>& src = sources[at.graph][at.op][k];
@@ -278,8 +322,19 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         // checked once, not n times by evalOp).
         bool checked = floatInDf;
         const Tensor* last = nullptr;
-        for (int64_t i = 0; i < n; ++i) {
-          const Tensor& e = io.read(operand.name, i);
+        // A ram or prologue queue gives every input the same entry: kept
+        // once, stacked per range of entries when the op runs (below).
+        std::vector<const Tensor*> entries;
+        for (int64_t i = 0; i < n; ++i) entries.push_back(&io.read(operand.name, i));
+        if (n > 1 && std::all_of(entries.begin(), entries.end(), [&](const Tensor* e) { return e == entries.front(); })) {
+          const Tensor& e = *entries.front();
+          value = e;
+          if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
+          inDfKnown[k] = checked && formats::isQuantized(inDf, e.data);
+          repeated[k] = true;
+        }
+        for (int64_t i = 0; i < n && !repeated[k]; ++i) {
+          const Tensor& e = *entries[static_cast<size_t>(i)];
           if (checked && &e != last) checked = formats::isQuantized(inDf, e.data);
           last = &e;
           if (i == 0) {
@@ -294,8 +349,10 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
             throw RuntimeError("golden-shape", operand.loc, "op '" + op.name + "' reads entries of different shapes from '" + operand.name + "'");
           std::copy(e.data.begin(), e.data.end(), value.data.begin() + static_cast<std::ptrdiff_t>(i) * static_cast<std::ptrdiff_t>(e.data.size()));
         }
-        if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
-        inDfKnown[k] = checked;
+        if (!repeated[k]) {
+          if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
+          inDfKnown[k] = checked;
+        }
       }
       try {
         std::optional<netlist::DataFormat> inDf;
@@ -325,10 +382,11 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         if (f == fusedOps_.end())
           throw GoldenError("fused op id '" + op.attributes.fusedOpId.value + "' is not defined in fused_ops");
         const netlist::FusedOp& fused = *f->second;
-        out = evalByEntries(inputs, threads_,
-                            [&](std::span<const Tensor> in) { return golden::evalFusedOp(spec, fused, in); });
+        out = evalInRanges(inputs, repeated, n, threads_,
+                           [&](std::span<const Tensor> in) { return golden::evalFusedOp(spec, fused, in); });
       } else {
-        out = evalByEntries(inputs, threads_, [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
+        out = evalInRanges(inputs, repeated, n, threads_,
+                           [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
       }
     } catch (const GoldenError& e) {
       // GoldenError messages already name the op.

@@ -59,7 +59,7 @@ Tensor HostIo::nextEntry(const netlist::Queue& q) {
     formats::maskToTileShape(entry, {static_cast<uint32_t>(q.tileDim.value.r), static_cast<uint32_t>(q.tileDim.value.c)});
   formats::quantize(q.df.value, entry); // the host converts to the queue's format on push
   pushed_[q.name] = index + 1;
-  if (recordPushes_) pushLog_[q.name].push_back(entry);
+  if (recordPushes_) pushLog_[q.name].push_back(formats::PackedTensor::pack(entry));
   return entry;
 }
 

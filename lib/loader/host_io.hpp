@@ -30,7 +30,8 @@ public:
 
   int64_t pushed(const std::string& queue) const;
   // Every entry pushed into each host-fed queue, in push order (--outputs writes them too).
-  const std::map<std::string, std::vector<formats::Tensor>>& pushLog() const { return pushLog_; }
+  // Packed: the same bits in fewer bytes.
+  const std::map<std::string, std::vector<formats::PackedTensor>>& pushLog() const { return pushLog_; }
 
 private:
   void feed(const netlist::Queue& q, runtime::QueueStore& store);
@@ -47,7 +48,7 @@ private:
   std::map<std::string, const netlist::Queue*> hostQueues_;
   std::set<std::string> drained_;                 // op-fed queues no op reads: the host pops them
   std::map<std::string, host::Stimulus> stimuli_; // resolved lazily per queue
-  std::map<std::string, std::vector<formats::Tensor>> pushLog_;
+  std::map<std::string, std::vector<formats::PackedTensor>> pushLog_;
 };
 
 } // namespace tessera::loader

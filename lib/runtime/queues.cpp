@@ -412,7 +412,7 @@ void EpochIo::write(const std::string& queue, Tensor entry) {
                              " written and not popped): writing a full queue would hang the device");
   }
   store_->writeCount_[queue] += 1;
-  if (store_->recordWrites_) store_->writeLog_[queue].push_back(entry);
+  if (store_->recordWrites_) store_->writeLog_[queue].push_back(formats::PackedTensor::pack(entry));
   if (q.isRam()) {
     // A ram's write pointer only moves by global_wrptr_autoinc (default 0):
     // without it every entry of the epoch lands in the same slot.

@@ -3,6 +3,7 @@
 // ram vs queue semantics, allocation. Values are host tensors; a device target
 // moves them to and from its DRAM model around each epoch.
 #pragma once
+#include "formats/packed.hpp"
 #include "formats/tensor.hpp"
 #include "netlist/model.hpp"
 
@@ -115,8 +116,11 @@ public:
 
   // Every entry an op wrote into a queue, in write order (loader --outputs),
   // kept only while recording is on (default): large runs turn it off.
-  const std::map<std::string, std::vector<Tensor>>& writeLog() const { return writeLog_; }
+  // Entries are packed (formats::PackedTensor: the same bits in fewer bytes).
+  const std::map<std::string, std::vector<formats::PackedTensor>>& writeLog() const { return writeLog_; }
   void recordWrites(bool on) { recordWrites_ = on; }
+  // Moves the log out (the store can then go, with the queues it holds).
+  std::map<std::string, std::vector<formats::PackedTensor>> releaseWriteLog() { return std::move(writeLog_); }
   // Called when an epoch reads past the entries a queue holds: the host may
   // push (returns true when it pushed one entry) before it counts as empty.
   void onEmpty(std::function<bool(const std::string& queue)> fn) { onEmpty_ = std::move(fn); }
@@ -141,7 +145,7 @@ private:
   void zeroView(QueueState& q); // zero: a view zeroes the memory it shares
   std::map<std::string, QueueState> queues_;
   std::map<std::string, Alias> aliases_; // view -> base
-  std::map<std::string, std::vector<Tensor>> writeLog_;
+  std::map<std::string, std::vector<formats::PackedTensor>> writeLog_;
   std::map<std::string, int64_t> writeCount_;
   bool recordWrites_ = true;
   std::function<bool(const std::string&)> onEmpty_;

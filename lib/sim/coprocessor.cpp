@@ -144,7 +144,7 @@ const char* copFaultName(uint32_t fault) {
 
 Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model, uint32_t destTiles16)
     : l1_(l1), model_(model), destTiles16_(std::max<uint32_t>(2, destTiles16 & ~1u)),
-      destF_(size_t{std::min(destTiles16_, c::kDestTiles16)} * kValues, 0.0f),
+      destF_(size_t{std::min(destTiles16_, c::kDestTiles16)}),
       destI_(size_t{std::min(destTiles16_, c::kDestTiles16) / 2} * kValues, 0),
       scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
   reset();
@@ -154,7 +154,7 @@ void Coprocessor::reset() {
   config_.fill(0);
   srcA_ = SrcReg{};
   srcB_ = SrcReg{};
-  std::fill(destF_.begin(), destF_.end(), 0.0f);
+  for (Tile& t : destF_) t.fill(0.0f);
   std::fill(destI_.begin(), destI_.end(), 0);
   for (ThreadState& t : threads_) t = ThreadState{};
   for (auto& q : fifo_) q.clear();
@@ -187,8 +187,8 @@ uint32_t Coprocessor::destCapacity() const { return destIs32() ? destTiles16_ / 
 // A dest larger than 16 tiles (wormhole A0) grows to the highest index used,
 // so a cluster of such chips does not hold 64 tiles per core it never touches.
 void Coprocessor::reserveDest(uint32_t tiles) {
+  if (destF_.size() < tiles) destF_.resize(tiles, Tile{});
   const size_t values = size_t{tiles} * kValues;
-  if (destF_.size() < values) destF_.resize(values, 0.0f);
   if (destI_.size() < values) destI_.resize(values, 0);
 }
 
@@ -196,7 +196,7 @@ float Coprocessor::destValue(uint32_t tile, size_t index) const {
   if (tile >= destCapacity() || index >= kValues) return 0.0f;
   const size_t i = size_t{tile} * kValues + index;
   if (destIsInt()) return i < destI_.size() ? static_cast<float>(destI_[i]) : 0.0f;
-  return i < destF_.size() ? destF_[i] : 0.0f;
+  return tile < destF_.size() ? destF_[tile][index] : 0.0f;
 }
 
 bool Coprocessor::srcValid(bool srcB, int bank) const {
@@ -209,13 +209,13 @@ void Coprocessor::readDest(uint32_t tile, Tile& out) const {
     const int32_t* p = &destI_[tile * kValues];
     for (size_t i = 0; i < kValues; ++i) out[i] = static_cast<float>(p[i]);
   } else {
-    std::copy_n(&destF_[tile * kValues], kValues, out.begin());
+    out = destF_[tile];
   }
 }
 
 void Coprocessor::writeDestFloat(uint32_t tile, Tile& values) {
   formats::quantize(static_cast<DataFormat>(config_[c::kCfgDestFormat]), std::span<float>(values));
-  std::copy(values.begin(), values.end(), destF_.begin() + static_cast<ptrdiff_t>(tile * kValues));
+  destF_[tile] = values;
 }
 
 bool Coprocessor::dataRangeOk(uint64_t address, uint64_t bytes) const {
@@ -370,6 +370,7 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
     broadcast(tile, (fields >> c::kUnpackBcastShift) & 3u);
   }
   src.valid[src.writeBank] = true;
+  src.reducedValid[src.writeBank] = false;
   src.writeBank ^= 1u;
   ++counters_.tilesUnpacked;
   return Outcome::done(CopUnit::Unpack,
@@ -433,7 +434,24 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
   const float scale = std::bit_cast<float>(arg);
   uint32_t cycles = 0;
 
-  if (!destIsInt()) {
+  if (!destIsInt() && opcode == c::kOpMatmul) {
+    // In place in dest: no copies of the tile around the product (the
+    // matmul is most of the math instructions a netlist runs).
+    Tile& out = destF_[d];
+    if (!accumulate) out.fill(0.0f);
+    const copmath::ReducedReads reads = copmath::matmulReads(fidelity);
+    auto reduced = [](SrcReg& s, bool isB) -> const Tile* {
+      const uint8_t bank = s.readBank;
+      if (!s.reducedValid[bank]) copmath::reduceTile(s.bank[bank], isB, s.reduced[bank]);
+      s.reducedValid[bank] = true;
+      return &s.reduced[bank];
+    };
+    copmath::matmulAccumulate(fidelity, b, a, reads.srcBHigh ? reduced(srcB_, true) : nullptr,
+                              reads.srcAHigh ? reduced(srcA_, false) : nullptr, out);
+    formats::quantize(static_cast<DataFormat>(config_[c::kCfgDestFormat]), std::span<float>(out));
+    cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
+    ++counters_.matmulTiles;
+  } else if (!destIsInt()) {
     Tile cur;
     readDest(d, cur);
     Tile out{};
@@ -458,12 +476,7 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
       cycles = model_.fpuTile * (eltOp == c::kEltMul ? copmath::fidelityPhases(fidelity) : 1u);
       break;
     }
-    case c::kOpMatmul:
-      if (accumulate) out = cur;
-      copmath::matmulAccumulate(fidelity, b, a, out);
-      cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
-      ++counters_.matmulTiles;
-      break;
+    case c::kOpMatmul: break;  // above
     case c::kOpReduce: {
       if (accumulate) out = cur;
       const bool isMax = rtype == c::kReduceMax;

@@ -202,6 +202,10 @@ private:
     uint8_t writeBank = 0;  // next bank UNPACK fills
     uint8_t readBank = 0;   // bank math reads
     std::array<uint64_t, 2> readyAt{}, freeAt{};  // FIFO model: cycle the bank's UNPACK ends / math releases it
+    // The bank's values as the matmul's fidelity reduces them, made on first
+    // use and kept until the bank is unpacked again.
+    std::array<Tile, 2> reduced{};
+    std::array<bool, 2> reducedValid{};
   };
   struct ThreadState {
     bool pending = false;   // first word of a +1 instruction taken
@@ -233,7 +237,7 @@ private:
   std::array<uint32_t, contract::kConfigRegCount> config_{};
   SrcReg srcA_, srcB_;
   uint32_t destTiles16_;
-  std::vector<float> destF_;    // destTiles16_ x 1024: float dest formats
+  std::vector<Tile> destF_;     // destTiles16_ tiles: float dest formats (grown on use past 16)
   std::vector<int32_t> destI_;  // destTiles16_ / 2 x 1024: Int32 dest
   std::array<ThreadState, contract::kThreadCount> threads_{};
   CopCounters counters_;

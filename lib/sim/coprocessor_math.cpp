@@ -85,7 +85,25 @@ float eltwiseMultiply(uint32_t fidelity, float a, float b) {
   return masked(p.aLoBHi ? a : highA(a), p.aHiBLo ? b : highB(b));
 }
 
+ReducedReads matmulReads(uint32_t fidelity) {
+  const Phases p = phasesOf(fidelity);
+  if (p.aLoBHi && p.aHiBLo && p.aLoBLo) return {};  // HiFi4: the operands as they are
+  if (p.aLoBHi && p.aHiBLo) return {true, true};    // HiFi3
+  return {!p.aHiBLo, !p.aLoBHi};
+}
+
+void reduceTile(const Tile& in, bool srcB, Tile& out) { out = keepMantissaTile(in, srcB ? 6 : 4); }
+
 void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, Tile& acc) {
+  const ReducedReads r = matmulReads(fidelity);
+  Tile bHigh, aHigh;
+  if (r.srcBHigh) reduceTile(srcB, true, bHigh);
+  if (r.srcAHigh) reduceTile(srcA, false, aHigh);
+  matmulAccumulate(fidelity, srcB, srcA, r.srcBHigh ? &bHigh : nullptr, r.srcAHigh ? &aHigh : nullptr, acc);
+}
+
+void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, const Tile* srcBHigh, const Tile* srcAHigh,
+                      Tile& acc) {
   const Phases p = phasesOf(fidelity);
   if (p.aLoBHi && p.aHiBLo && p.aLoBLo) {
     addProduct(srcB, srcA, acc);
@@ -93,16 +111,14 @@ void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, Til
   }
   if (p.aLoBHi && p.aHiBLo) {
     // HiFi3 as two products: B_hi x A, then B_lo x A_hi.
-    const Tile bHi = keepMantissaTile(srcB, 6);
+    const Tile& bHi = *srcBHigh;
     Tile bLo;
     for (size_t i = 0; i < kValues; ++i) bLo[i] = srcB[i] - bHi[i];
     addProduct(bHi, srcA, acc);
-    addProduct(bLo, keepMantissaTile(srcA, 4), acc);
+    addProduct(bLo, *srcAHigh, acc);
     return;
   }
-  const Tile lhs = p.aHiBLo ? srcB : keepMantissaTile(srcB, 6);
-  const Tile rhs = p.aLoBHi ? srcA : keepMantissaTile(srcA, 4);
-  addProduct(lhs, rhs, acc);
+  addProduct(p.aHiBLo ? srcB : *srcBHigh, p.aLoBHi ? srcA : *srcAHigh, acc);
 }
 
 void matmulAccumulateInt(const IntTile& srcB, const IntTile& srcA, IntTile& acc) {

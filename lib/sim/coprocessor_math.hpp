@@ -30,6 +30,17 @@ float eltwiseMultiply(uint32_t fidelity, float a, float b);
 // reduction; per product term the dot product is summed in float, k
 // ascending from 0, then added to acc (HiFi3: two terms, added in order).
 void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, Tile& acc);
+// The same with the reduced operands given (highB of every srcB value,
+// highA of every srcA value; each may be null when matmulReads says the
+// fidelity does not read it): a source bank kept for several products
+// (keep srcA/srcB) is reduced once.
+struct ReducedReads {
+  bool srcBHigh = false, srcAHigh = false;
+};
+ReducedReads matmulReads(uint32_t fidelity);
+void reduceTile(const Tile& in, bool srcB, Tile& out);  // highB (srcB) or highA of every value
+void matmulAccumulate(uint32_t fidelity, const Tile& srcB, const Tile& srcA, const Tile* srcBHigh, const Tile* srcAHigh,
+                      Tile& acc);
 // Integer matmul (Int32 dest): exact, fidelity ignored.
 void matmulAccumulateInt(const IntTile& srcB, const IntTile& srcA, IntTile& acc);
 

@@ -143,7 +143,7 @@ struct Harness {
   std::vector<float> written(const std::string& q) const {
     std::vector<float> out;
     if (auto it = store->writeLog().find(q); it != store->writeLog().end())
-      for (const auto& t : it->second) out.push_back(t.data.at(0));
+      for (const auto& t : it->second) out.push_back(t.unpack().data.at(0));
     return out;
   }
 

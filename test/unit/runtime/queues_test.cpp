@@ -329,8 +329,8 @@ TEST_CASE("epoch io: writes into a queue, full is an error", "[runtime][queues]"
   // The log holds what was written, in order.
   const auto& log = f.store.writeLog().at("out0");
   REQUIRE(log.size() == 2);
-  CHECK(log[0].data[0] == 1.0f);
-  CHECK(log[1].data[0] == 2.0f);
+  CHECK(log[0].unpack().data[0] == 1.0f);
+  CHECK(log[1].unpack().data[0] == 2.0f);
   // Shape mismatch.
   CHECK(errorOf([&] { io.write("out0", Tensor(1, 1, 64, 32)); }).rule == "entry-shape");
 }
