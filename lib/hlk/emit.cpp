@@ -250,6 +250,16 @@ inline void pack_tiles(int operand, int count) {
 // counter for every caller: fused sub-ops may pack with other ublock shapes).
 inline int gradient_next = 0;
 
+// gradient_op without a spill operand (net2hlks drops it): a partial sum,
+// an m_k block or accumulated slice before the last, is added into the
+// gradient block in place (pack l1 accumulate), into the slots of the
+// ub-th ublock of output t slice `t`; the last block then adds its part
+// through pack_output_ublock, so each input adds its whole sum.
+template <int TILES, int UBLOCKS> inline void pack_gradient_partial(int t, int ub) {
+  const int slot = (t * UBLOCKS + ub) * TILES;
+  for (int d = 0; d < TILES; ++d) hlk_pack_tile_to_stream_at(d, kOutputOperand, slot + d, true);
+}
+
 // Packs dest tiles 0..UB_R*UB_C-1: the output ublock at (ubR, ubC), the
 // ub-th of the UBLOCKS ublocks of one t. Tiled outputs are published ublock
 // by ublock. An untilized block is written in stripes of
@@ -356,9 +366,12 @@ const char* const kMatmulBody = R"(
 //            the in1 mblock), one after the other, tiles row-major.
 // Output ublocks are computed in the op's ublock order; between blocks their
 // partial sums go to the spill operand (intermed_df) and come back in the
-// same order. Each input-0 tile is unpacked once per ublock row and kept in
+// same order (a gradient op without a spill operand adds them into its
+// gradient block instead: kPartialsInPlace). Each input-0 tile is unpacked once per ublock row and kept in
 // srcB for the row's kUblockC products. Bias (input 2, the output's blocking) and sfpu_op are applied
 // after the last block; the output leaves in the op's blocking.
+constexpr bool kPartialsInPlace = kGradientOp && !kSpill;
+
 void hlk_main() {
   configure();
   const uint32_t entries = hlk_input_count(kInputCount);
@@ -374,7 +387,7 @@ void hlk_main() {
             const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
             const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
             hlk_acquire_dst();
-            begin_sum<kUblockTiles>(first, kSpillOperand);
+            begin_sum<kUblockTiles>(first || kPartialsInPlace, kSpillOperand);
             for (int k = 0; k < kUKt; ++k)
               for (int h = 0; h < kUblockR; ++h)
                 for (int w = 0; w < kUblockC; ++w)
@@ -399,6 +412,8 @@ void hlk_main() {
                 for (int d = 0; d < kUblockTiles; ++d) hlk_sfpu(kSfpuFunc, d, kSfpuParam);
               if constexpr (kSpill && kReluMode != 0) hlk_set_relu(kReluMode, kReluThreshold);
               pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ubR, ubC);
+            } else if constexpr (kPartialsInPlace) {
+              pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);
             } else {
               if constexpr (kReluMode != 0) hlk_set_relu(0, 0); // partial sums are packed without relu
               pack_tiles(kSpillOperand, kUblockTiles);
@@ -521,7 +536,10 @@ const char* const kDepthwiseBody = R"(
 // output's tile columns. Output tile (row, col) accumulates in0 (row, col) x
 // in1 (col) of every block; between blocks the partial sums go to the spill
 // operand (intermed_df). Bias (input 2, the output's blocking, row 0 of each
-// tile) is added after the last block.
+// tile) is added after the last block. A gradient op without a spill
+// operand adds the partial sums into its gradient block (kPartialsInPlace).
+constexpr bool kPartialsInPlace = kGradientOp && !kSpill;
+
 void hlk_main() {
   configure();
   const uint32_t entries = hlk_input_count(kInputCount);
@@ -534,7 +552,7 @@ void hlk_main() {
           const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
           const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
           hlk_acquire_dst();
-          begin_sum<kUblockTiles>(kb == 0, kSpillOperand);
+          begin_sum<kUblockTiles>(kb == 0 || kPartialsInPlace, kSpillOperand);
           for (int h = 0; h < kUblockR; ++h)
             for (int w = 0; w < kUblockC; ++w) {
               const int row = ubR * kUblockR + h, col = ubC * kUblockC + w;
@@ -549,6 +567,8 @@ void hlk_main() {
             }
             if constexpr (kSpill && kReluMode != 0) hlk_set_relu(kReluMode, kReluThreshold);
             pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ubR, ubC);
+          } else if constexpr (kPartialsInPlace) {
+            pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);
           } else {
             if constexpr (kReluMode != 0) hlk_set_relu(0, 0); // partial sums are packed without relu
             pack_tiles(kSpillOperand, kUblockTiles);

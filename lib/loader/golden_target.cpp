@@ -280,6 +280,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     // ram cell (below): keep the dest value, round to out_df afterwards.
     const bool gradient = op.gradientOp.value && !netlist::isIntegerFormat(spec.outDf);
     if (gradient) spec.outDf = netlist::DataFormat::Float32;
+    spec.partialsInPlace = gradient && partialsInPlace_.count(op.name) > 0;
     spec.inputsInDf = inDfKnown;
     Tensor out;
     auto started = std::chrono::steady_clock::now();
