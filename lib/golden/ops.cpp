@@ -755,7 +755,8 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
 
   // (In place: one entry per partial sum; evalMatmul checked the count.)
   const int64_t w = inputs.empty() ? 1 : inputs[0].w;
-  if ((spec.partialsInPlace ? out.w % std::max<int64_t>(w, 1) != 0 : out.w != w) || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
+  const bool entriesOk = spec.partialsInPlace ? out.w % std::max<int64_t>(w, 1) == 0 : out.w == w;
+  if (!entriesOk || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
     fail(spec, "computed output " + shapeText(out) + " does not match the op's blocking [w=" + std::to_string(w) +
                    ", z=" + std::to_string(spec.t) + ", " + std::to_string(spec.rowTiles() * kTile) + "x" +
                    std::to_string(spec.colTiles() * kTile) + "]");

@@ -4,7 +4,6 @@
 
 #include "device/arch_params.hpp"
 #include "device/soc_descriptor.hpp"
-
 #include "hlk/fused.hpp"
 #include "hlk/internal.hpp"
 #include "hlk/sparse_matmul.hpp"
@@ -506,8 +505,8 @@ private:
     // partial-sums buffer adds each partial sum into its gradient block in
     // place (pack l1 accumulate; BUDA shares the gradient buffer with the
     // partial sums). Not with sfpu_op or quantization: they need the whole
-    // sum in dest. Only then: the sum is rounded to the cell's format after
-    // every block, where the spill rounds it once per input.
+    // sum in dest. Only where L1 requires it: in place the cell is rounded
+    // after every block, through the spill once per input.
     if (m.spill && op_.gradientOp.value && !m.sfpu && m.quant == 0 &&
         minL1Bytes() + outLayout().blockTiles() * netlist::tileSizeBytes(op_.intermedDf.value) > l1DataBytes()) {
       m.spill = false;
