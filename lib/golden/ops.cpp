@@ -296,7 +296,15 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   const bool integer = isIntegerMatmul(spec);
   ProductTerms terms(spec.fidelity, integer);
 
-  Tensor out(in0.w, outZ, m, n);
+  const int64_t chainLength = zGroup * mK;
+  // In place (OpSpec::partialsInPlace): entry w * chainLength + step holds
+  // partial sum `step` of input w; each starts from zero.
+  const bool inPlace = spec.partialsInPlace;
+  const Attribute* sfpuAttr = attrs.find("sfpu_op");
+  const bool sfpuOp = sfpuAttr && sfpuAttr->value.is_string() && sfpuAttr->value.get<std::string>() != "invalid";
+  if (inPlace && (boolAttr(attrs, "requant") || boolAttr(attrs, "dequant") || sfpuOp))
+    fail(spec, "partial sums added in place cannot take requant, dequant or sfpu_op (they need the whole sum)");
+  Tensor out(in0.w * (inPlace ? chainLength : 1), outZ, m, n);
   // The device adds one tile's product to dest per instruction (u_kt of them
   // per block) and rounds dest to its format after each: with a dest
   // narrower than Float32 the product is computed tile by tile and rounded
@@ -310,16 +318,16 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   // Partial sums leave dest for the intermediate buffer after every m_k block
   // (and every accumulated t slice) except the last, so they are rounded there
   // (and to the dest format again when they come back).
-  const int64_t chainLength = zGroup * mK;
   for (int64_t w = 0; w < in0.w; ++w) {
     for (int64_t zo = 0; zo < outZ; ++zo) {
-      float* acc = out.matrix(w, zo);
+      float* acc = out.matrix(inPlace ? w * chainLength : w, zo);
       int64_t step = 0;
       for (int64_t zi = 0; zi < zGroup; ++zi) {
         const int64_t z = zo * zGroup + zi;
         const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
                                        static_cast<size_t>(k * n));
         for (int64_t block = 0; block < mK; ++block) {
+          if (inPlace) acc = out.matrix(w * chainLength + step, zo);
           // A 16-bit dest: the per-tile kernel, in the device's summation
           // order (gemm_tiles.cpp). Otherwise Eigen, a panel of output rows
           // at a time, so the partial sums stay in cache between the tile
@@ -333,7 +341,7 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
               // The kernel left every value rounded to dest: rounding to the
               // same format again changes no bit (it is idempotent), so only
               // another intermed_df costs a pass.
-              if (++step < chainLength && spec.intermedDf != dest) {
+              if (++step < chainLength && !inPlace && spec.intermedDf != dest) {
                 roundAcc(spec.intermedDf, acc);
                 roundAcc(dest, acc);
               }
@@ -350,7 +358,7 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
               if (perTile) roundTo(dest, std::span<float>(part, static_cast<size_t>(rows * n)));
             }
           }
-          if (++step < chainLength) {
+          if (++step < chainLength && !inPlace) {
             roundAcc(spec.intermedDf, acc);
             if (perTile && spec.intermedDf != dest) roundAcc(dest, acc);
           }
@@ -367,14 +375,17 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   if (attrs.bias.value) {
     requireInputs(spec, inputs, 3);
     const Tensor& bias = inputs[nextInput++];
-    if (!bias.sameShape(out))
-      fail(spec, "bias " + shapeText(bias) + " must have the matmul output's shape " + shapeText(out));
     // The float kernel adds bias with a row broadcast: row 0 of each bias tile
     // serves every row of that tile (int kernels add it element-wise).
-    for (int64_t w = 0; w < out.w; ++w)
+    // (In place: only the last partial sum of each input, with whose block
+    // the kernel adds it.)
+    const int64_t perInput = inPlace ? chainLength : 1;
+    if (!(inPlace ? bias.w == in0.w && bias.z == out.z && bias.r == out.r && bias.c == out.c : bias.sameShape(out)))
+      fail(spec, "bias " + shapeText(bias) + " must have the matmul output's shape " + shapeText(out));
+    for (int64_t w = perInput - 1; w < out.w; w += perInput)
       for (int64_t z = 0; z < out.z; ++z)
         for (int64_t r = 0; r < out.r; ++r) {
-          const float* biasRow = valuePtr(bias, w, z, integer ? r : r - r % kTile, 0);
+          const float* biasRow = valuePtr(bias, w / perInput, z, integer ? r : r - r % kTile, 0);
           float* outRow = &out.at(w, z, r, 0);
           for (int64_t c = 0; c < out.c; ++c) outRow[c] += biasRow[c];
         }
@@ -742,8 +753,10 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   bool destRounded = false;
   Tensor out = compute(spec, inputs, destRounded);
 
+  // (In place: one entry per partial sum; evalMatmul checked the count.)
   const int64_t w = inputs.empty() ? 1 : inputs[0].w;
-  if (out.w != w || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
+  const bool entriesOk = spec.partialsInPlace ? out.w % std::max<int64_t>(w, 1) == 0 : out.w == w;
+  if (!entriesOk || out.z != spec.t || out.r != spec.rowTiles() * kTile || out.c != spec.colTiles() * kTile)
     fail(spec, "computed output " + shapeText(out) + " does not match the op's blocking [w=" + std::to_string(w) +
                    ", z=" + std::to_string(spec.t) + ", " + std::to_string(spec.rowTiles() * kTile) + "x" +
                    std::to_string(spec.colTiles() * kTile) + "]");

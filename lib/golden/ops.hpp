@@ -51,6 +51,13 @@ struct OpSpec {
   // false: return the math result unrounded (no dest, no out_df rounding);
   // for callers that round it themselves (matmul parts of depthwise/sparse).
   bool roundOutput = true;
+  // matmul gradient_op whose kernel adds each partial sum (m_k block,
+  // accumulated t slice) into the gradient block in place (net2hlks'
+  // MatmulArgs::partialsInPlace): every partial sum starts from a zeroed
+  // dest and is returned as an entry of its own, in the order the device
+  // adds them (input by input, then block by block; bias in the last), so
+  // accumulateGradient rounds the cell after each, as the packer does.
+  bool partialsInPlace = false;
   // Inputs the caller already rounded to their in_df before a TM that moves
   // values inside a tile (unpackedOperand, tm.hpp): not rounded again.
   // Empty: every input with an in_df is rounded.

@@ -3,7 +3,7 @@
 #include "hlk/config.hpp"
 
 #include "device/arch_params.hpp"
-
+#include "device/soc_descriptor.hpp"
 #include "hlk/fused.hpp"
 #include "hlk/internal.hpp"
 #include "hlk/sparse_matmul.hpp"
@@ -502,8 +502,41 @@ private:
     if (m.bias) addInput(2, outLayout(), outLayout().ublockTiles());
     if (m.quant != 0) addInput(m.bias ? 3 : 2, outLayout(), outLayout().ublockTiles());
     addOutput();
+    // A gradient op whose buffers at their smallest do not fit L1 beside a
+    // partial-sums buffer adds each partial sum into its gradient block in
+    // place (pack l1 accumulate; BUDA shares the gradient buffer with the
+    // partial sums). Not with sfpu_op or quantization: they need the whole
+    // sum in dest. Only where L1 requires it: in place the cell is rounded
+    // after every block, through the spill once per input.
+    if (m.spill && op_.gradientOp.value && !m.sfpu && m.quant == 0 &&
+        minL1Bytes() + outLayout().blockTiles() * netlist::tileSizeBytes(op_.intermedDf.value) > l1DataBytes()) {
+      m.spill = false;
+      m.partialsInPlace = true;
+    }
     if (m.spill) addSpill(outLayout().blockTiles());
     return k_;
+  }
+
+  // L1 for data of one worker core (what net2pipe's buffers share).
+  uint64_t l1DataBytes() const {
+    const uint64_t l1 = target_.device && target_.device->workerL1Size ? target_.device->workerL1Size
+                                                                       : archParams(target_.arch).defaultWorkerL1Size;
+    return l1 > contract::kDataBufferBase ? l1 - contract::kDataBufferBase : 0;
+  }
+
+  // The op's operand buffers so far at the smallest sizes net2pipe gives
+  // them: inputs their kernel minimum (or input_buf_min_size_tiles), a
+  // gradient output its whole block (t slices), other outputs one ublock.
+  uint64_t minL1Bytes() const {
+    uint64_t bytes = 0;
+    for (const OperandInfo& o : k_.operands) {
+      int64_t tiles = o.minTiles;
+      if (o.role == OperandRole::Input && static_cast<size_t>(o.index) < op_.inputBufMinSizeTiles.size())
+        tiles = std::max(tiles, op_.inputBufMinSizeTiles[static_cast<size_t>(o.index)]);
+      if (o.role == OperandRole::Output && op_.gradientOp.value && o.layout) tiles = o.layout->t * o.layout->blockTiles();
+      bytes += static_cast<uint64_t>(tiles) * netlist::tileSizeBytes(o.df);
+    }
+    return bytes;
   }
 
   std::optional<KernelConfig> reduce() {
@@ -836,6 +869,17 @@ private:
 std::optional<KernelConfig> configureOp(const Netlist& nl, const Op& op, const ValidationTarget& target,
                                         DiagnosticEngine& diags) {
   return OpConfigurer(nl, op, target, diags).run();
+}
+
+std::set<std::string> gradientPartialsInPlace(const Netlist& nl, const ValidationTarget& target) {
+  std::set<std::string> ops;
+  for (const Graph& g : nl.graphs)
+    for (const Op& op : g.ops) {
+      if (!op.gradientOp.value || op.type.value != "matmul") continue;
+      DiagnosticEngine scratch; // an op net2hlks rejects is reported by net2hlks, not here
+      if (auto c = configureOp(nl, op, target, scratch); c && c->matmul.partialsInPlace) ops.insert(op.name);
+    }
+  return ops;
 }
 
 } // namespace tessera::hlk

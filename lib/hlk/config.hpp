@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,9 @@ struct MatmulArgs {
   uint32_t param = 0;
   bool approximate = false; // approximate_mode
   bool spill = false; // partial sums leave dest between m_k blocks / accumulated slices
+  // gradient_op whose partial-sums buffer does not fit L1: each partial sum
+  // is added into the gradient block in place (no spill; docs/net2hlks.md).
+  bool partialsInPlace = false;
   // requant: result x scale + zero_point, to Int8; dequant: (result +
   // zero_point) x scale. The scale is the input after the bias. Both run in a
   // Float32 dest (plain float32 products, as lib/golden computes them).
@@ -197,6 +201,11 @@ struct KernelConfig {
 // `diags` (rules `hlk-*`, docs/net2hlks.md) and give nullopt.
 std::optional<KernelConfig> configureOp(const netlist::Netlist& nl, const netlist::Op& op,
                                         const netlist::ValidationTarget& target, DiagnosticEngine& diags);
+
+// The gradient matmuls of `nl` whose kernels add their partial sums into the
+// gradient block in place (MatmulArgs::partialsInPlace): what the reference
+// model needs to round as those kernels do (the loader's golden target).
+std::set<std::string> gradientPartialsInPlace(const netlist::Netlist& nl, const netlist::ValidationTarget& target);
 
 // The generated files of one kernel.
 struct KernelText {

@@ -3,6 +3,7 @@
 #include "compare/compare.hpp"
 #include "device/soc_descriptor.hpp"
 #include "golden/ops.hpp"
+#include "hlk/config.hpp"
 #include "host/npy.hpp"
 #include "loader/artifact_build.hpp"
 #include "loader/golden_target.hpp"
@@ -564,6 +565,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   if (checkAgainstGolden && root) {
     GoldenTarget golden(nl, arch, opts.threads);
     Execution reference;
+    golden.setPartialsInPlace(hlk::gradientPartialsInPlace(nl, netlist::ValidationTarget{arch, &device, cluster}));
     if (runPrograms(setup, golden, inputs, true, false, false, reference, diags, out, err)) {
       out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
       referenceLog = reference.store->releaseWriteLog();
@@ -621,6 +623,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     targetPtr = simTarget.get();
   } else {
     golden = std::make_unique<GoldenTarget>(nl, arch, opts.threads);
+    golden->setPartialsInPlace(hlk::gradientPartialsInPlace(nl, netlist::ValidationTarget{arch, &device, cluster}));
     targetPtr = golden.get();
   }
   out << kTool << ": " << opts.netlist << " on target " << targetPtr->name() << " (" << archName(arch) << ")\n";

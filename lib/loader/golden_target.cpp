@@ -373,9 +373,51 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     // ram cell (below): keep the dest value, round to out_df afterwards.
     const bool gradient = op.gradientOp.value && !netlist::isIntegerFormat(spec.outDf);
     if (gradient) spec.outDf = netlist::DataFormat::Float32;
+    spec.partialsInPlace = gradient && partialsInPlace_.count(op.name) > 0;
     spec.inputsInDf = inDfKnown;
-    Tensor out;
     auto started = std::chrono::steady_clock::now();
+    if (spec.partialsInPlace) {
+      // Every partial sum is an entry (OpSpec::partialsInPlace): an epoch's
+      // would take m_k times the op's output (GBs on bert_base_train ub64),
+      // so a few inputs are evaluated at a time and added into the cells.
+      std::vector<std::pair<const netlist::Queue*, Tensor>> cells;
+      for (const netlist::Queue* q : consumers_[op.name]) cells.emplace_back(q, io.current(q->name));
+      const int64_t w = inputs.empty() ? 0 : inputs.front().w;
+      const int64_t chunk = std::max<int64_t>(1, threads_);
+      for (int64_t first = 0; first < w; first += chunk) {
+        std::vector<Tensor> part;
+        for (const Tensor& in : inputs) part.push_back(formats::entryRange(in, first, std::min(chunk, w - first)));
+        Tensor sums;
+        try {
+          sums = evalByEntries(part, threads_, [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
+        } catch (const GoldenError& e) {
+          throw RuntimeError("golden-op", op.type.loc.valid() ? op.type.loc : op.loc, e.what());
+        }
+        for (auto& [q, cell] : cells) {
+          Tensor written;
+          if (!q->inputTms.empty()) {
+            try {
+              written = golden::applyTms(sums, q->inputTms);
+            } catch (const GoldenError& e) {
+              throw RuntimeError("golden-tm", q->inputTmsLoc.valid() ? q->inputTmsLoc : q->loc,
+                                 "queue '" + q->name + "' input_tms: " + e.what());
+            }
+          }
+          const Tensor& value = q->inputTms.empty() ? sums : written;
+          if (value.w > 0 && !formats::entryRange(value, 0, 1).sameShape(cell))
+            throw RuntimeError("golden-shape", q->loc, "gradient op '" + op.name + "' output " +
+                                                           shapeText(formats::entryRange(value, 0, 1)) +
+                                                           " does not match queue '" + q->name + "' entry " + shapeText(cell));
+          golden::accumulateGradient(cell, value, q->df.value);
+        }
+      }
+      for (auto& [q, cell] : cells) io.write(q->name, std::move(cell));
+      OpTypeProfile& prof = profile_[op.type.value];
+      prof.calls += 1;
+      prof.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      continue; // a gradient op feeds no op (net2pipe's rule)
+    }
+    Tensor out;
     try {
       if (op.type.value == "fused_op") {
         auto f = fusedOps_.find(op.attributes.fusedOpId.value);

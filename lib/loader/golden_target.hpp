@@ -33,6 +33,9 @@ public:
   };
   const std::map<std::string, OpTypeProfile>& profile() const { return profile_; }
   unsigned threads() const { return threads_; }
+  // Gradient matmuls whose kernels add their partial sums into the gradient
+  // block in place (hlk::gradientPartialsInPlace): rounded as they do.
+  void setPartialsInPlace(std::set<std::string> ops) { partialsInPlace_ = std::move(ops); }
 
 private:
   // One op of a launch: its graph's index in the launch and its index in the graph.
@@ -57,6 +60,7 @@ private:
   std::map<std::string, const netlist::FusedOp*> fusedOps_;
   std::map<std::string, std::vector<const netlist::Queue*>> consumers_; // op -> queues it feeds
   std::map<std::string, OpTypeProfile> profile_;
+  std::set<std::string> partialsInPlace_;
   std::map<std::string, std::string> opGraph_; // op name -> its graph (the first, for repeated names)
   std::set<std::string> queueNames_;
 };

@@ -4,7 +4,10 @@
 // output's tile columns. Output tile (row, col) accumulates in0 (row, col) x
 // in1 (col) of every block; between blocks the partial sums go to the spill
 // operand (intermed_df). Bias (input 2, the output's blocking, row 0 of each
-// tile) is added after the last block.
+// tile) is added after the last block. A gradient op without a spill
+// operand adds the partial sums into its gradient block (kPartialsInPlace).
+constexpr bool kPartialsInPlace = kGradientOp && !kSpill;
+
 void hlk_main() {
   configure();
   const uint32_t entries = hlk_input_count(kInputCount);
@@ -17,7 +20,7 @@ void hlk_main() {
           const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
           const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
           hlk_acquire_dst();
-          begin_sum<kUblockTiles>(kb == 0, kSpillOperand);
+          begin_sum<kUblockTiles>(kb == 0 || kPartialsInPlace, kSpillOperand);
           for (int h = 0; h < kUblockR; ++h)
             for (int w = 0; w < kUblockC; ++w) {
               const int row = ubR * kUblockR + h, col = ubC * kUblockC + w;
@@ -32,6 +35,8 @@ void hlk_main() {
             }
             if constexpr (kSpill && kReluMode != 0) hlk_set_relu(kReluMode, kReluThreshold);
             pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ubR, ubC);
+          } else if constexpr (kPartialsInPlace) {
+            pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);
           } else {
             if constexpr (kReluMode != 0) hlk_set_relu(0, 0); // partial sums are packed without relu
             pack_tiles(kSpillOperand, kUblockTiles);

@@ -6,9 +6,12 @@
 //            the in1 mblock), one after the other, tiles row-major.
 // Output ublocks are computed in the op's ublock order; between blocks their
 // partial sums go to the spill operand (intermed_df) and come back in the
-// same order. Each input-0 tile is unpacked once per ublock row and kept in
+// same order (a gradient op without a spill operand adds them into its
+// gradient block instead: kPartialsInPlace). Each input-0 tile is unpacked once per ublock row and kept in
 // srcB for the row's kUblockC products. Bias (input 2, the output's blocking) and sfpu_op are applied
 // after the last block; the output leaves in the op's blocking.
+constexpr bool kPartialsInPlace = kGradientOp && !kSpill;
+
 void hlk_main() {
   configure();
   const uint32_t entries = hlk_input_count(kInputCount);
@@ -24,7 +27,7 @@ void hlk_main() {
             const int ubR = ublock_row<kMblockR, kMblockC, kUblockOrderR>(ub);
             const int ubC = ublock_col<kMblockR, kMblockC, kUblockOrderR>(ub);
             hlk_acquire_dst();
-            begin_sum<kUblockTiles>(first, kSpillOperand);
+            begin_sum<kUblockTiles>(first || kPartialsInPlace, kSpillOperand);
             for (int k = 0; k < kUKt; ++k)
               for (int h = 0; h < kUblockR; ++h)
                 for (int w = 0; w < kUblockC; ++w)
@@ -49,6 +52,8 @@ void hlk_main() {
                 for (int d = 0; d < kUblockTiles; ++d) hlk_sfpu(kSfpuFunc, d, kSfpuParam);
               if constexpr (kSpill && kReluMode != 0) hlk_set_relu(kReluMode, kReluThreshold);
               pack_output_ublock<kUblockR, kUblockC, kMblockUblocks>(ub, ubR, ubC);
+            } else if constexpr (kPartialsInPlace) {
+              pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);
             } else {
               if constexpr (kReluMode != 0) hlk_set_relu(0, 0); // partial sums are packed without relu
               pack_tiles(kSpillOperand, kUblockTiles);

@@ -49,6 +49,16 @@ inline void pack_tiles(int operand, int count) {
 // counter for every caller: fused sub-ops may pack with other ublock shapes).
 inline int gradient_next = 0;
 
+// gradient_op without a spill operand (net2hlks drops it): a partial sum,
+// an m_k block or accumulated slice before the last, is added into the
+// gradient block in place (pack l1 accumulate), into the slots of the
+// ub-th ublock of output t slice `t`; the last block then adds its part
+// through pack_output_ublock, so each input adds its whole sum.
+template <int TILES, int UBLOCKS> inline void pack_gradient_partial(int t, int ub) {
+  const int slot = (t * UBLOCKS + ub) * TILES;
+  for (int d = 0; d < TILES; ++d) hlk_pack_tile_to_stream_at(d, kOutputOperand, slot + d, true);
+}
+
 // Packs dest tiles 0..UB_R*UB_C-1: the output ublock at (ubR, ubC), the
 // ub-th of the UBLOCKS ublocks of one t. Tiled outputs are published ublock
 // by ublock. An untilized block is written in stripes of

@@ -654,3 +654,58 @@ TEST_CASE("eltwise add rounds to a Float16_b dest across chunk boundaries", "[go
     for (int64_t c = 0; c < 5 * T; ++c)
       REQUIRE(out.at(0, 0, r, c) == ((r * 160 + c) % 2 ? 1.0f : 1.0f + std::ldexp(1.0f, -7)));
 }
+
+// partialsInPlace (a gradient matmul whose kernel adds each m_k block into
+// the gradient block): one entry per block, each from zero, the bias in the
+// last; accumulateGradient then rounds the cell after every block.
+// Block b of input 0 has ones in column 0 of its tile, block b of input 1
+// the value v_b in row 0: block b's product is v_b everywhere. v = 1,
+// 3 x 2^-10, 3 x 2^-10 (bias 0.5 x 2^-10 added to the last: 3.5 x 2^-10).
+// Float16_b keeps 7 mantissa bits, a step of 2^-7 at 1: 1 + 3.5 x 2^-10
+// and 1 + 3 x 2^-10 are both below the half step (4 x 2^-10) and round to 1
+// block by block; the whole sum 1 + 6.5 x 2^-10 rounds to 1 + 2^-7.
+TEST_CASE("matmul partialsInPlace: one entry per m_k block, the cell rounded after each", "[golden][gradient]") {
+  OpAttributes attrs;
+  setMatmulBlocks(attrs, 3, 1);
+  attrs.bias.set(true, kHere);
+  OpSpec spec = makeSpec("matmul", attrs, 1, 1, 1);
+  const float v[3] = {1.0f, 3.0f / 1024, 3.0f / 1024};
+  const Tensor in0 = make(1, T, 3 * T, [](int64_t, int64_t, int64_t c) { return c % T == 0 ? 1.0f : 0.0f; });
+  const Tensor in1 = make(1, 3 * T, T, [&](int64_t, int64_t r, int64_t) { return r % T == 0 ? v[r / T] : 0.0f; });
+  const Tensor bias = make(1, T, T, [](int64_t, int64_t, int64_t) { return 0.5f / 1024; });
+
+  const Tensor whole = eval(spec, {in0, in1, bias});
+  REQUIRE(whole.w == 1);
+  CHECK(whole.at(0, 0, 7, 9) == 1.0f + 6.5f / 1024);
+  Tensor cellWhole(1, 1, T, T);
+  accumulateGradient(cellWhole, whole, DataFormat::Float16_b);
+  CHECK(cellWhole.at(0, 0, 7, 9) == 1.0078125f);
+
+  spec.partialsInPlace = true;
+  const Tensor parts = eval(spec, {in0, in1, bias});
+  REQUIRE(parts.w == 3);
+  CHECK(parts.at(0, 0, 0, 0) == 1.0f);
+  CHECK(parts.at(1, 0, 31, 31) == 3.0f / 1024);
+  CHECK(parts.at(2, 0, 4, 30) == 3.5f / 1024);
+  Tensor cell(1, 1, T, T);
+  accumulateGradient(cell, parts, DataFormat::Float16_b);
+  CHECK(cell.at(0, 0, 7, 9) == 1.0f);
+  CHECK(cell.at(0, 0, 31, 0) == 1.0f);
+
+  // Two inputs: entries input by input, block by block.
+  Tensor in0x2(2, 1, T, 3 * T), in1x2(2, 1, 3 * T, T), biasx2(2, 1, T, T);
+  for (int64_t w = 0; w < 2; ++w) {
+    std::copy(in0.data.begin(), in0.data.end(), in0x2.data.begin() + w * static_cast<int64_t>(in0.data.size()));
+    std::copy(in1.data.begin(), in1.data.end(), in1x2.data.begin() + w * static_cast<int64_t>(in1.data.size()));
+    std::copy(bias.data.begin(), bias.data.end(), biasx2.data.begin() + w * static_cast<int64_t>(bias.data.size()));
+  }
+  const Tensor parts2 = eval(spec, {in0x2, in1x2, biasx2});
+  REQUIRE(parts2.w == 6);
+  CHECK(parts2.at(3, 0, 2, 2) == 1.0f);
+  CHECK(parts2.at(4, 0, 2, 2) == 3.0f / 1024);
+  CHECK(parts2.at(5, 0, 2, 2) == 3.5f / 1024);
+
+  // sfpu_op needs the whole sum in dest: not with partials in place.
+  addRaw(attrs, "sfpu_op", tessera::netlist::RawValue(std::string("gelu")));
+  CHECK_THROWS_AS(eval(spec, {in0, in1, bias}), GoldenError);
+}

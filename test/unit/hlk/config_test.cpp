@@ -413,3 +413,48 @@ TEST_CASE("splice: ranges, rounds and each input's blocking", "[hlk]") {
   CHECK(*operand(k, 1).layout == Layout{2, {2, 1}, {1, 2}, UblockOrder::C});
   CHECK(contains(renderKernel(k).argsHeader, "constexpr int kSpliceIndex[2] = {1, 0};"));
 }
+
+TEST_CASE("matmul gradient_op: partial sums in place only where they do not fit L1", "[hlk][gradient]") {
+  // Grayskull: 917504 bytes of L1 for data, a Float16_b tile 2080 bytes.
+  // m_k 2, u_kt 1, ublock [1, 1], mblock [r, c]: the gradient block and the
+  // partial sums r x c tiles each, input 0 r tiles, input 1 c tiles.
+  //   [10, 20]: 2 x 200 + 10 + 20 = 430 tiles = 894400 bytes: fits, spill.
+  //   [10, 21]: 2 x 210 + 10 + 21 = 451 tiles = 938080 bytes: in place.
+  auto text = [](int r, int c, const std::string& attrs) {
+    const std::string rs = std::to_string(r), cs = std::to_string(c);
+    return netlistText(queue("a", "HOST", "t: 1, mblock: [" + rs + ", 2], ublock: [1, 1]", "Float16_b", 1) +
+                           queue("w", "HOST", "t: 1, mblock: [2, " + cs + "], ublock: [1, 1]", "Float16_b", 2) +
+                           "  g: {type: ram, input: mm, entries: 1, grid_size: [1, 1], t: 1, mblock: [" + rs + ", " + cs +
+                           "], ublock: [1, 1], df: Float16_b, target_device: 0, loc: dram, dram: [[0, 0x03000000]]}\n",
+                       "    mm: {type: matmul, grid_loc: [0, 0], grid_size: [1, 1], inputs: [a, w], gradient_op: true, "
+                       "in_df: [Float16_b, Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, "
+                       "math_fidelity: HiFi4, t: 1, mblock: [" + rs + ", " + cs + "], ublock: [1, 1], ublock_order: r, "
+                       "attributes: {m_k: 2, u_kt: 1" + attrs + "}}\n");
+  };
+  auto fits = load(text(10, 20, ""));
+  auto f = configure(fits, "mm");
+  REQUIRE(f->config);
+  CHECK(f->config->matmul.spill);
+  CHECK_FALSE(f->config->matmul.partialsInPlace);
+  CHECK(operand(*f->config, 24).role == OperandRole::Spill);
+  CHECK(hlk::gradientPartialsInPlace(fits.nl, fits.target()).empty());
+
+  auto big = load(text(10, 21, ""));
+  auto b = configure(big, "mm");
+  REQUIRE(b->config);
+  CHECK_FALSE(b->config->matmul.spill);
+  CHECK(b->config->matmul.partialsInPlace);
+  for (const auto& o : b->config->operands) CHECK(o.role != OperandRole::Spill);
+  KernelText k = renderKernel(*b->config);
+  CHECK(contains(k.argsHeader, "constexpr bool kSpill = false;"));
+  CHECK(contains(k.source, "pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);"));
+  CHECK(hlk::gradientPartialsInPlace(big.nl, big.target()) == std::set<std::string>{"mm"});
+
+  // sfpu_op needs the whole sum in dest: the partial sums keep their buffer
+  // (and net2pipe reports the overflow).
+  auto sfpu = load(text(10, 21, ", sfpu_op: gelu"));
+  auto s = configure(sfpu, "mm");
+  REQUIRE(s->config);
+  CHECK(s->config->matmul.spill);
+  CHECK(operand(*s->config, 24).role == OperandRole::Spill);
+}
