@@ -13,7 +13,7 @@
 #include <vector>
 
 using namespace tessera::formats;
-using tessera::netlist::DataFormat;
+using tessera::DataFormat;
 
 namespace {
 float f(uint32_t bits) { return std::bit_cast<float>(bits); }
