@@ -782,4 +782,23 @@ Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   return out;
 }
 
+OpSpec specOf(const netlist::Op& op, netlist::Arch arch) {
+  OpSpec s;
+  s.name = op.name;
+  s.type = op.type.value;
+  s.attrs = &op.attributes;
+  s.t = op.t.present() ? op.t.value : 1;
+  s.grid = op.gridSize.value;
+  s.mblock = op.mblock.value;
+  s.ublock = op.ublock.value;
+  s.ublockOrder = op.order();
+  for (const auto& df : op.inDf) s.inDf.push_back(df.value);
+  s.outDf = op.outDf.value;
+  s.accDf = op.accDf.present() ? op.accDf.value : op.outDf.value;
+  s.intermedDf = op.intermedDf.present() ? op.intermedDf.value : op.outDf.value;
+  s.fidelity = op.mathFidelity.present() ? op.mathFidelity.value : MathFidelity::HiFi4;
+  s.arch = arch;
+  return s;
+}
+
 } // namespace tessera::golden

@@ -77,6 +77,10 @@ struct OpSpec {
   int64_t colTiles() const { return grid.c * mblock.c * ublock.c; }
 };
 
+// The spec of netlist op `op` on `arch`: its blocking, formats (acc_df and
+// intermed_df default to out_df) and fidelity (HiFi4 when absent).
+OpSpec specOf(const netlist::Op& op, netlist::Arch arch);
+
 // The format of the dest register for an op's acc_df (net2hlks' kDestFormat,
 // docs/net2hlks.md): Float16, Float16_b and Float32 as given, Int32 for an
 // integer acc_df, and for a block format the 16-bit float of its exponent

@@ -216,25 +216,6 @@ std::string shapeText(const Tensor& t) {
          std::to_string(t.c) + "]";
 }
 
-golden::OpSpec specOf(const netlist::Op& op, netlist::Arch arch) {
-  golden::OpSpec s;
-  s.name = op.name;
-  s.type = op.type.value;
-  s.attrs = &op.attributes;
-  s.t = op.t.present() ? op.t.value : 1;
-  s.grid = op.gridSize.value;
-  s.mblock = op.mblock.value;
-  s.ublock = op.ublock.value;
-  s.ublockOrder = op.order();
-  for (const auto& df : op.inDf) s.inDf.push_back(df.value);
-  s.outDf = op.outDf.value;
-  s.accDf = op.accDf.present() ? op.accDf.value : op.outDf.value;
-  s.intermedDf = op.intermedDf.present() ? op.intermedDf.value : op.outDf.value;
-  s.fidelity = op.mathFidelity.present() ? op.mathFidelity.value : netlist::MathFidelity::HiFi4;
-  s.arch = arch;
-  return s;
-}
-
 } // namespace
 
 void GoldenTarget::execute(runtime::EpochIo& io) { run({&io}); }
@@ -367,7 +348,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
       inputs.push_back(std::move(value));
     }
 
-    golden::OpSpec spec = specOf(op, arch_);
+    golden::OpSpec spec = golden::specOf(op, arch_);
     spec.inputRounded = std::move(inputRounded);
     // A gradient op adds each input's result as it stands in dest into its
     // ram cell (below): keep the dest value, round to out_df afterwards.

@@ -238,19 +238,7 @@ fused_ops:
     if (d.severity == Severity::Error) FAIL(d.message << " [" << d.rule << "]");
   REQUIRE(nl.has_value());
   const netlist::Op& o = nl->graphs.at(0).ops.at(0);
-  OpSpec s;
-  s.name = o.name;
-  s.type = o.type.value;
-  s.attrs = &o.attributes;
-  s.grid = o.gridSize.value;
-  s.mblock = o.mblock.value;
-  s.ublock = o.ublock.value;
-  for (const auto& df : o.inDf) s.inDf.push_back(df.value);
-  s.outDf = o.outDf.value;
-  s.accDf = o.accDf.value;
-  s.intermedDf = o.intermedDf.value;
-  s.fidelity = o.mathFidelity.value;
-  s.arch = nl->devices.arch.at(0).value;
+  const OpSpec s = specOf(o, nl->devices.arch.at(0).value);
   // Column 0: exp(12) = inf in dest; inf + 0 = inf, kept by relu.
   // Column 1: exp(2) -> 7.390625; + 0 -> 7.390625 (Float32 would give 7.389056).
   // Column 2: exp(0) = 1; + (-2^-12) = 1 - 2^-12 -> Float16 (step 2^-11 in
@@ -264,4 +252,41 @@ fused_ops:
   CHECK(out.at(0, 0, 0, 1) == 7.390625f);
   CHECK(out.at(0, 0, 0, 2) == 1.0f);
   CHECK(out.at(0, 0, 0, 3) == 0.0f);
+}
+
+TEST_CASE("specOf: a netlist op's blocking and formats, acc_df and intermed_df default to out_df", "[golden][spec]") {
+  const std::string text = R"(devices:
+  arch: grayskull
+queues:
+  q0: {type: queue, input: HOST, entries: 1, grid_size: [1, 1], t: 2, mblock: [2, 3], ublock: [1, 2], df: Float16_b, target_device: 0, loc: dram, dram: [[0, 0x30000000]]}
+graphs:
+  g:
+    target_device: 0
+    input_count: 1
+    op: {type: exp, grid_loc: [0, 0], grid_size: [2, 1], inputs: [q0], t: 2, mblock: [1, 3], ublock: [1, 2], in_df: [Float16_b], out_df: Bfp8_b, ublock_order: c}
+programs:
+  - run:
+    - execute: {graph_name: g}
+)";
+  SourceBuffer source("spec_of_test.yaml", text);
+  DiagnosticEngine diags;
+  auto nl = netlist::parseNetlist(source, diags);
+  REQUIRE(nl.has_value());
+  const OpSpec s = specOf(nl->graphs.at(0).ops.at(0), netlist::Arch::Grayskull);
+  CHECK(s.name == "op");
+  CHECK(s.type == "exp");
+  CHECK(s.t == 2);
+  CHECK(s.grid.r == 2);
+  CHECK(s.mblock.c == 3);
+  CHECK(s.ublock.c == 2);
+  CHECK(s.ublockOrder == netlist::UblockOrder::C);
+  CHECK(s.rowTiles() == 2);
+  CHECK(s.colTiles() == 6);
+  REQUIRE(s.inDf.size() == 1);
+  CHECK(s.inDf[0] == DataFormat::Float16_b);
+  CHECK(s.outDf == DataFormat::Bfp8_b);
+  CHECK(s.accDf == DataFormat::Bfp8_b);        // absent: out_df
+  CHECK(s.intermedDf == DataFormat::Bfp8_b);   // absent: out_df
+  CHECK(s.fidelity == MathFidelity::HiFi4);    // absent: HiFi4
+  CHECK(s.arch == netlist::Arch::Grayskull);
 }

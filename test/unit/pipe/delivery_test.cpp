@@ -7,6 +7,8 @@
 // holds its own code, so a misplaced tile shows up by name.
 #include "pipe/net2pipe.hpp"
 
+#include "delivery.hpp"
+
 #include "device/soc_descriptor.hpp"
 #include "formats/blocking.hpp"
 #include "netlist/blocking.hpp"
@@ -22,6 +24,7 @@
 
 using namespace tessera;
 using namespace tessera::pipe;
+using namespace tessera::pipe::testing;
 
 namespace {
 
@@ -48,109 +51,11 @@ std::unique_ptr<Compiled> compile(const std::string& text) {
   return c;
 }
 
-// Producer `id`'s tile (t, r, c) as one exactly representable float.
-float code(int64_t id, int64_t t, int64_t r, int64_t c) {
-  return static_cast<float>(id * 1000000 + t * 10000 + r * 100 + c);
-}
-
-formats::Tensor codedTensor(int64_t id, const formats::Blocking& b) {
-  formats::Tensor x(1, b.t, b.rowTiles() * 32, b.colTiles() * 32);
-  for (int64_t t = 0; t < b.t; ++t)
-    for (int64_t r = 0; r < x.r; ++r)
-      for (int64_t c = 0; c < x.c; ++c) x.at(0, t, r, c) = code(id, t, r / 32, c / 32);
-  return x;
-}
-
-// Reads the pipes of one epoch: every source buffer's per-input stream of
-// tile codes, and what each destination buffer receives for one input.
-class Delivery {
-public:
-  Delivery(const Compiled& c, const PipegenYaml& y) : y_(y) {
-    // Producer ids: queues then ops, in netlist order.
-    int64_t id = 1;
-    for (const auto& q : c.nl.queues) ids_[q.name] = id++;
-    for (const auto& g : c.nl.graphs)
-      for (const auto& op : g.ops) ids_[op.name] = id++;
-    for (const Buffer& b : y.buffers) byId_[b.uniqid] = &b;
-    // Queue cells: the queue tensor's tiles in the queue's order per cell.
-    for (const auto& q : c.nl.queues) {
-      const formats::Blocking qb = netlist::blockingOf(q);
-      for (const QueueBufferInfo& info : c.comp.queueBuffers)
-        if (info.queue == q.name) {
-          std::vector<float>& s = streams_[info.uniqid];
-          for (const auto& tc : formats::coreTileOrder(qb, info.cellR, info.cellC)) s.push_back(code(ids_[q.name], tc.t, tc.rt, tc.ct));
-        }
-    }
-    // Packers: the op's own output tiles, in its order on each core. A
-    // packer's comment names its core; cores of an op are row-major.
-    for (const auto& g : c.nl.graphs)
-      for (const auto& op : g.ops) {
-        const formats::Blocking ob = netlist::blockingOf(op);
-        int64_t core = 0;
-        for (const Buffer& b : y.buffers) {
-          if (b.mdOpName != op.name || b.bufferType != BufferType::Packer) continue;
-          std::vector<float>& s = streams_[b.uniqid];
-          for (const auto& tc : formats::coreTileOrder(ob, core / ob.gridC, core % ob.gridC))
-            s.push_back(code(ids_[op.name], tc.t, tc.rt, tc.ct));
-          ++core;
-        }
-      }
-  }
-
-  int64_t idOf(const std::string& name) const { return ids_.at(name); }
-
-  // What `dest` receives for one input.
-  std::vector<float> received(BufferId dest) const {
-    for (const Pipe& p : y_.pipes)
-      for (size_t slot = 0; slot < p.outputList.size(); ++slot)
-        for (BufferId o : p.outputList[slot])
-          if (o == dest) return delivered(p, slot);
-    FAIL("no pipe writes " << dest);
-    return {};
-  }
-
-  // What output list `slot` of `p` receives for one input: of the
-  // max(1, pipe_periodic_repeat) passes over the list, pass k goes to slot
-  // k % (number of lists) (docs/pipegen-yaml.md); every pass of an input
-  // reads the same tiles (each source's period is one input).
-  std::vector<float> delivered(const Pipe& p, size_t slot) const {
-    std::vector<float> out;
-    const uint32_t passes = std::max<uint32_t>(1, p.pipePeriodicRepeat);
-    const uint32_t slots = static_cast<uint32_t>(p.outputList.size());
-    for (uint32_t rep = 0; rep < passes; ++rep) {
-      if (rep % slots != slot) continue;
-      for (BufferId e : p.inputList) {
-        auto it = byId_.upper_bound(e);
-        REQUIRE(it != byId_.begin());
-        const Buffer& b = *std::prev(it)->second;
-        if (b.isPadding) {
-          out.push_back(static_cast<float>(b.paddingValue.value_or(0.0)));
-          continue;
-        }
-        const std::vector<float>& s = streams_.at(b.uniqid);
-        REQUIRE(s.size() == b.tilesPerInput);
-        const uint64_t offset = e - b.uniqid;
-        const uint64_t count = b.isScatter ? b.scatterGatherNumTiles : b.tilesPerInput;
-        REQUIRE(offset + count <= s.size());
-        out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(offset),
-                   s.begin() + static_cast<std::ptrdiff_t>(offset + count));
-      }
-    }
-    return out;
-  }
-
-private:
-  const PipegenYaml& y_;
-  std::map<std::string, int64_t> ids_;
-  std::map<BufferId, const Buffer*> byId_;
-  std::map<BufferId, std::vector<float>> streams_;
-};
-
 // Every core of eltwise op `opName` (input `input`): the operand the golden
 // model computes from the coded producer, in the op's order on that core.
 void checkEltwiseInput(const Compiled& c, const std::string& opName, size_t input) {
   const PipegenYaml& y = c.comp.epochs.at(0).yaml;
-  Delivery d(c, y);
+  Delivery d(c.nl, c.comp.queueBuffers, y);
   const netlist::Op* op = nullptr;
   for (const auto& g : c.nl.graphs)
     for (const auto& o : g.ops)
@@ -262,7 +167,7 @@ TEST_CASE("pipes deliver the golden operand: matmul row and column multicasts", 
                       "    mm: {type: matmul, grid_loc: [0, 0], grid_size: [2, 2], inputs: [a, b], in_df: [Float16_b, Float16_b], " + kDf +
                           ", buf_size_mb: 2, t: 1, mblock: [1, 1], ublock: [2, 2], attributes: {m_k: 2, u_kt: 2}, input_1_tms: [transpose]}\n"));
   const PipegenYaml& y = c->comp.epochs.at(0).yaml;
-  Delivery d(*c, y);
+  Delivery d(c->nl, c->comp.queueBuffers, y);
   const netlist::Op& mm = c->nl.graphs.at(0).ops.at(0);
   formats::Blocking qa = netlist::blockingOf(c->nl.queues.at(0)), qb = netlist::blockingOf(c->nl.queues.at(1));
   const formats::Tensor a = codedTensor(d.idOf("a"), qa);

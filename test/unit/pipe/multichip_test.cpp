@@ -8,6 +8,8 @@
 // 8 = 9-6, 9 = 1-6, 14 = 6-6, 15 = 4-6; core_coordinates are [y, x]).
 #include "pipe/net2pipe.hpp"
 
+#include "delivery.hpp"
+
 #include "device/soc_descriptor.hpp"
 #include "formats/blocking.hpp"
 #include "netlist/blocking.hpp"
@@ -25,6 +27,7 @@
 
 using namespace tessera;
 using namespace tessera::pipe;
+using namespace tessera::pipe::testing;
 
 namespace {
 
@@ -67,88 +70,6 @@ void requireOk(const Compiled& c) {
   REQUIRE(c.ok);
 }
 
-// Producer `id`'s tile (t, r, c) as one exactly representable float.
-float code(int64_t id, int64_t t, int64_t r, int64_t c) {
-  return static_cast<float>(id * 1000000 + t * 10000 + r * 100 + c);
-}
-
-// What the pipes of one epoch deliver (docs/pipegen-yaml.md input_list),
-// with relay and ethernet buffers holding what their one writing pipe
-// delivers to them.
-class Delivery {
-public:
-  Delivery(const Compiled& c, const PipegenYaml& y) : y_(y) {
-    int64_t id = 1;
-    for (const auto& q : c.nl.queues) ids_[q.name] = id++;
-    for (const auto& g : c.nl.graphs)
-      for (const auto& op : g.ops) ids_[op.name] = id++;
-    for (const Buffer& b : y.buffers) byId_[b.uniqid] = &b;
-    for (const auto& q : c.nl.queues) {
-      const formats::Blocking qb = netlist::blockingOf(q);
-      for (const QueueBufferInfo& info : c.comp.queueBuffers)
-        if (info.queue == q.name) {
-          std::vector<float>& s = streams_[info.uniqid];
-          for (const auto& tc : formats::coreTileOrder(qb, info.cellR, info.cellC)) s.push_back(code(ids_[q.name], tc.t, tc.rt, tc.ct));
-        }
-    }
-    for (const auto& g : c.nl.graphs)
-      for (const auto& op : g.ops) {
-        const formats::Blocking ob = netlist::blockingOf(op);
-        int64_t core = 0;
-        for (const Buffer& b : y.buffers) {
-          if (b.mdOpName != op.name || b.bufferType != BufferType::Packer) continue;
-          std::vector<float>& s = streams_[b.uniqid];
-          for (const auto& tc : formats::coreTileOrder(ob, core / ob.gridC, core % ob.gridC))
-            s.push_back(code(ids_[op.name], tc.t, tc.rt, tc.ct));
-          ++core;
-        }
-      }
-  }
-
-  int64_t idOf(const std::string& name) const { return ids_.at(name); }
-
-  std::vector<float> received(BufferId dest) {
-    for (const Pipe& p : y_.pipes)
-      for (BufferId o : p.outputList.front())
-        if (o == dest) return delivered(p);
-    FAIL("no pipe writes " << dest);
-    return {};
-  }
-
-private:
-  std::vector<float> delivered(const Pipe& p) {
-    std::vector<float> out;
-    const uint32_t passes = std::max<uint32_t>(1, p.pipePeriodicRepeat);
-    for (uint32_t rep = 0; rep < passes; ++rep)
-      for (BufferId e : p.inputList) {
-        auto it = byId_.upper_bound(e);
-        REQUIRE(it != byId_.begin());
-        const Buffer& b = *std::prev(it)->second;
-        const std::vector<float>& s = stream(b);
-        REQUIRE(s.size() == b.tilesPerInput);
-        const uint64_t offset = e - b.uniqid;
-        const uint64_t count = b.isScatter ? b.scatterGatherNumTiles : b.tilesPerInput;
-        REQUIRE(offset + count <= s.size());
-        out.insert(out.end(), s.begin() + static_cast<std::ptrdiff_t>(offset),
-                   s.begin() + static_cast<std::ptrdiff_t>(offset + count));
-      }
-    return out;
-  }
-
-  const std::vector<float>& stream(const Buffer& b) {
-    auto it = streams_.find(b.uniqid);
-    if (it != streams_.end()) return it->second;
-    REQUIRE((b.bufferType == BufferType::Relay || b.bufferType == BufferType::Ethernet));
-    std::vector<float> s = received(b.uniqid);
-    return streams_.emplace(b.uniqid, std::move(s)).first->second;
-  }
-
-  const PipegenYaml& y_;
-  std::map<std::string, int64_t> ids_;
-  std::map<BufferId, const Buffer*> byId_;
-  std::map<BufferId, std::vector<float>> streams_;
-};
-
 const netlist::Op& opNamed(const Compiled& c, const std::string& name) {
   for (const auto& g : c.nl.graphs)
     for (const auto& o : g.ops)
@@ -163,7 +84,7 @@ const netlist::Op& opNamed(const Compiled& c, const std::string& name) {
 // ethernet_datacopy's are its input's).
 void checkEltwiseInput(const Compiled& c, const PipegenYaml& y, const std::string& opName, size_t input,
                        const std::string& codedAs = "") {
-  Delivery d(c, y);
+  Delivery d(c.nl, c.comp.queueBuffers, y);
   const netlist::Op& op = opNamed(c, opName);
   const netlist::Operand& in = op.inputs.at(input);
   formats::Blocking pb;
@@ -174,10 +95,7 @@ void checkEltwiseInput(const Compiled& c, const PipegenYaml& y, const std::strin
       isQueue = true;
     }
   if (!isQueue) pb = netlist::blockingOf(opNamed(c, in.name));
-  formats::Tensor x(1, pb.t, pb.rowTiles() * 32, pb.colTiles() * 32);
-  for (int64_t t = 0; t < pb.t; ++t)
-    for (int64_t r = 0; r < x.r; ++r)
-      for (int64_t cc = 0; cc < x.c; ++cc) x.at(0, t, r, cc) = code(d.idOf(codedAs.empty() ? in.name : codedAs), t, r / 32, cc / 32);
+  formats::Tensor x = codedTensor(d.idOf(codedAs.empty() ? in.name : codedAs), pb);
   x = golden::applyTms(x, in.tms);
   const formats::Blocking ob = netlist::blockingOf(op);
   int64_t core = 0;

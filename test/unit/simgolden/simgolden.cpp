@@ -117,25 +117,6 @@ Tensor window(const Tensor& in, int64_t rows, int64_t cols) {
   return out;
 }
 
-golden::OpSpec goldenSpecOf(const netlist::Op& op, netlist::Arch arch) {
-  golden::OpSpec s;
-  s.name = op.name;
-  s.type = op.type.value;
-  s.attrs = &op.attributes;
-  s.t = op.t.present() ? op.t.value : 1;
-  s.grid = op.gridSize.value;
-  s.mblock = op.mblock.value;
-  s.ublock = op.ublock.value;
-  s.ublockOrder = op.order();
-  for (const auto& df : op.inDf) s.inDf.push_back(df.value);
-  s.outDf = op.outDf.value;
-  s.accDf = op.accDf.present() ? op.accDf.value : op.outDf.value;
-  s.intermedDf = op.intermedDf.present() ? op.intermedDf.value : op.outDf.value;
-  s.fidelity = op.mathFidelity.present() ? op.mathFidelity.value : netlist::MathFidelity::HiFi4;
-  s.arch = arch;
-  return s;
-}
-
 bool sameBits(float a, float b) {
   if (std::isnan(a) && std::isnan(b)) return true;
   return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
@@ -518,7 +499,7 @@ Outcome Session::Impl::run(Prepared& p) {
   // ---- the reference.
   Tensor expected;
   try {
-    golden::OpSpec spec = goldenSpecOf(op, p.target->arch);
+    golden::OpSpec spec = golden::specOf(op, p.target->arch);
     if (op.type.value == "fused_op") {
       const netlist::FusedOp* fused = nullptr;
       for (const auto& f : nl.fusedOps)
