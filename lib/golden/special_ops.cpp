@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -534,6 +535,8 @@ Tensor sparseMatmul(const OpSpec& spec, std::span<const Tensor* const> in, std::
   for (size_t i = 0; i < 2 && i < spec.inDf.size(); ++i) integer = integer || netlist::isIntegerFormat(spec.inDf[i]);
   detail::ProductTerms terms(spec.fidelity, integer);
   std::vector<float> lhs, rhs, tile(static_cast<size_t>(kTile * kTile));
+  const DataFormat dest = destFormatOf(spec.accDf);
+  const bool perTile = spec.roundOutput && !integer && dest != DataFormat::Float32;
 
   Tensor out(sparse.w, spec.t, spec.rowTiles() * kTile, spec.colTiles() * kTile);
   for (int64_t w = 0; w < sparse.w; ++w)
@@ -622,7 +625,12 @@ Tensor sparseMatmul(const OpSpec& spec, std::span<const Tensor* const> in, std::
         // Each output tile is one matmul of its sparse tiles (a row, input0
         // of the product: srcB) by the matching activation tiles (a column,
         // input1: srcA), in one block of n tiles: the product the matmul
-        // model computes for m_k 1, u_kt n, with no rounding on the way out.
+        // model computes for m_k 1, u_kt n. With a 16-bit dest the device
+        // adds one tile product per MATMUL and rounds dest after each, in
+        // encoding order: so does this (gemmTilesRounded, the dense matmul's
+        // per-tile kernel). Between strips the kernel spills partial sums in
+        // the dest format (docs/net2hlks.md), which reloads them exactly, so
+        // a strip boundary rounds nothing. A Float32 dest: one float32 sum.
         for (const auto& [key, list] : products) {
           const auto [z, rt, ct] = key;
           const int64_t n = static_cast<int64_t>(list.size());
@@ -638,8 +646,15 @@ Tensor sparseMatmul(const OpSpec& spec, std::span<const Tensor* const> in, std::
             }
           }
           std::fill(tile.begin(), tile.end(), 0.0f);
-          for (const auto& [l, r] : terms.slice(lhs.data(), lhs.size(), rhs.data(), rhs.size()))
-            gemmAccumulate(tile.data(), l, n * kTile, r, kTile, kTile, n * kTile, kTile);
+          const auto pairs = terms.slice(lhs.data(), lhs.size(), rhs.data(), rhs.size());
+          if (perTile) {
+            GemmTerm all[2];
+            size_t count = 0;
+            for (const auto& [l, r] : pairs) all[count++] = {l, r};
+            gemmTilesRounded(tile.data(), kTile, kTile, std::span<const GemmTerm>(all, count), n * kTile, kTile, n, dest);
+          } else {
+            for (const auto& [l, r] : pairs) gemmAccumulate(tile.data(), l, n * kTile, r, kTile, kTile, n * kTile, kTile);
+          }
           for (int64_t i = 0; i < kTile; ++i)
             for (int64_t j = 0; j < kTile; ++j)
               out.at(w, z, rt * kTile + i, ct * kTile + j) += tile[static_cast<size_t>(i * kTile + j)];

@@ -122,6 +122,8 @@ struct RunSetup {
   const netlist::Netlist* nl;
   std::vector<const netlist::Program*> programs;
   std::map<std::string, int64_t> given;
+  std::map<std::string, int64_t> driverGiven; // the test driver's params (after --param, before test-args)
+  std::vector<std::string> preloaded;          // host-fed rams the driver writes before the run
   uint64_t seed;
   bool trace;
   Arch arch; // decides the temporal epochs
@@ -145,6 +147,9 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
   ex.store->recordWrites(recording);
   ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recordPushes);
   ex.host->attach(*ex.store);
+  for (const auto& name : s.preloaded)
+    for (const auto& q : nl.queues)
+      if (q.name == name) ex.host->preload(q, *ex.store);
   runtime::Interpreter interp(nl, *ex.store, target, *ex.host, s.arch);
   if (s.trace) interp.trace = [&](const std::string& line) { out << "  " << line << "\n"; };
   std::string running;
@@ -153,6 +158,7 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
       std::map<std::string, int64_t> params;
       for (const auto* v : declaredParams(*p)) {
         if (auto g = s.given.find(v->name); g != s.given.end()) params[v->name] = g->second;
+        else if (auto dg = s.driverGiven.find(v->name); dg != s.driverGiven.end()) params[v->name] = dg->second;
         else if (auto d = testArgDefault(nl, v->name)) params[v->name] = *d;
         else {
           params[v->name] = 1;
@@ -421,10 +427,18 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
                     "apart, so this failure may be the file's own\n" + each;
   }
 
-  if (applied.any())
-    out << kTool << ": test-config defaults of " << driver->name << " (" << driver->source << "): "
-        << (applied.stimulus ? "stimulus-config" : "") << (applied.stimulus && applied.comparison ? ", " : "")
-        << (applied.comparison ? "comparison-config" : "") << "\n";
+  if (applied.any()) {
+    std::string what;
+    auto add = [&](const std::string& part) { what += (what.empty() ? "" : ", ") + part; };
+    if (applied.stimulus) add("stimulus-config");
+    if (applied.comparison) add("comparison-config");
+    if (!applied.zeroed.empty()) {
+      std::string names;
+      for (const auto& q : applied.zeroed) names += (names.empty() ? "'" : ", '") + q + "'";
+      add("0 in every slot of " + names);
+    }
+    out << kTool << ": test-config defaults of " << driver->name << " (" << driver->source << "): " << what << "\n";
+  }
 
   // Programs and params: usage errors, reported before anything is built or run.
   std::vector<const netlist::Program*> programs;
@@ -468,6 +482,22 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       return 2;
     }
     given[name] = *value;
+  }
+  // Params the test driver passes (docs/stimulus.md): for those a program
+  // being run declares and --param does not give, with a line naming them.
+  std::map<std::string, int64_t> driverGiven;
+  {
+    std::string line;
+    for (const auto& [param, value] : netlist::driverParams(*driver, nl)) {
+      bool declared = false;
+      for (const auto* p : programs)
+        for (const auto* v : declaredParams(*p)) declared |= v->name == param->name;
+      if (!declared || given.count(param->name) || !driverGiven.emplace(param->name, value).second) continue;
+      line += (line.empty() ? "" : ", ") + param->name + "=" + std::to_string(value) +
+              (param->how.empty() ? "" : " (" + param->how + ")");
+    }
+    if (!line.empty())
+      out << kTool << ": program params of " << driver->name << " (" << driver->source << "): " << line << "\n";
   }
 
   // `loader run` on the chip: bring the build directory up to date, keeping a
@@ -557,7 +587,13 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // The reference: `run`/`deploy` on the chip check every op-fed queue
   // against the host reference model, unless --expected gives the values.
   const bool checkAgainstGolden = !opts.command.empty() && opts.target == "sim" && opts.expectedDir.empty();
-  RunSetup setup{&nl, programs, given, opts.seed, opts.trace, arch};
+  // The driver's zeroed rams the host feeds: written before the run, as the
+  // driver does, so a view written by an earlier program keeps what it wrote.
+  std::vector<std::string> preloaded;
+  for (const auto& name : applied.zeroed)
+    for (const auto& q : nl.queues)
+      if (q.name == name && isHostSide(q) && q.type.value == netlist::IoType::Ram) preloaded.push_back(name);
+  RunSetup setup{&nl, programs, given, driverGiven, preloaded, opts.seed, opts.trace, arch};
   // Only the reference's log is kept: its queues and host go before the
   // chip runs (a large netlist's queues are gigabytes).
   std::map<std::string, std::vector<formats::PackedTensor>> referenceLog;

@@ -27,6 +27,9 @@ public:
   void attach(runtime::QueueStore& store);
   void beforeExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
   void afterExecute(const netlist::Graph& graph, runtime::QueueStore& store) override;
+  // Writes host-fed ram `q` now, every slot, instead of at its first use: a
+  // test driver's rams written before the run (docs/stimulus.md).
+  void preload(const netlist::Queue& q, runtime::QueueStore& store) { feed(q, store); }
 
   int64_t pushed(const std::string& queue) const;
   // Every entry pushed into each host-fed queue, in push order (--outputs writes them too).

@@ -4,10 +4,12 @@
 // tenstorrent/tt-budabackend: netlist/netlist_parser.cpp (tile_dim on
 // grayskull, transpose TMs), netlist/netlist_utils.cpp (parse_fused_op_info:
 // duplicate sub-op names), netlist/netlist_parser.cpp verify_complex_settings
-// (embedding num_indices).
+// (embedding num_indices); and one of its golden model, ops/mm_bare.cpp (the
+// ublock rows a sparse encoding can name).
 #include "netlist/text.hpp"
 #include "netlist/validator.hpp"
 
+#include <bit>
 #include <map>
 #include <set>
 #include <string>
@@ -120,6 +122,49 @@ void checkTopks(const Netlist& nl, DiagnosticEngine& d) {
     }
 }
 
+// sparse-ublock-bits: a sparse matmul's encoding names each ublock row of its
+// mblock in sparse_ublock_idx_bits (absent or <= 0: sparse_tile_ptr_bits,
+// absent: 0). BUDA's golden stops on fewer ("Not enough bits to store ublock
+// index", ops/mm_bare.cpp) and its kernel (hlks/matmul/matmul_ident.cpp)
+// masks the index to those bits, so rows it cannot name never compute. The
+// older encoding's attributes (num_columns, indices_len, starting_row) are
+// parsed upstream but read by neither.
+void checkSparseUblockBits(const Netlist& nl, DiagnosticEngine& d) {
+  for (const Graph& g : nl.graphs)
+    for (const Op& op : g.ops) {
+      const OpAttributes& a = op.attributes;
+      const bool sparse = (op.type.value == "matmul" && a.identity.value) || op.type.value == "sparse_matmul";
+      if (!sparse || !op.mblock.present()) continue;
+      const bool own = a.sparseUblockIdxBits.present() && a.sparseUblockIdxBits.value > 0;
+      const int64_t bits = own ? a.sparseUblockIdxBits.value : a.sparseTilePtrBits.present() ? a.sparseTilePtrBits.value : 0;
+      if (bits < 0 || bits >= 16) continue; // out of range: the bit-width checks say so
+      const int64_t rows = op.mblock.value.r;
+      if ((int64_t{1} << bits) >= rows) continue;
+      const std::string from = own ? "sparse_ublock_idx_bits " + std::to_string(bits)
+                               : a.sparseTilePtrBits.present()
+                                   ? "sparse_ublock_idx_bits (absent: sparse_tile_ptr_bits " + std::to_string(bits) + ")"
+                                   : std::string("sparse_ublock_idx_bits (absent: sparse_tile_ptr_bits, absent: 0)");
+      const SourceLoc at = own ? a.sparseUblockIdxBits.loc
+                           : a.sparseTilePtrBits.present() ? a.sparseTilePtrBits.loc
+                                                           : (a.loc.valid() ? a.loc : op.loc);
+      const int64_t named = int64_t{1} << bits;
+      auto diag = d.error("sparse-ublock-bits", at,
+                           "op " + quote(op.name) + ": " + from + " can name " + std::to_string(named) + " ublock row" +
+                               (named == 1 ? "" : "s") + " of the sparse encoding, but the mblock has " +
+                               std::to_string(rows) + " (BUDA: \"Not enough bits to store ublock index\")");
+      const int need = std::bit_width(static_cast<uint64_t>(rows - 1));
+      diag.note(op.mblock.loc, "mblock rows: " + std::to_string(rows) + ", which need " + std::to_string(need) +
+                                   (need == 1 ? " bit" : " bits"));
+      for (const char* old : {"num_columns", "indices_len", "starting_row"})
+        if (const Attribute* attr = a.find(old)) {
+          diag.note(attr->loc, std::string(old) +
+                                   " belongs to an older sparse encoding that BUDA no longer decodes; the current "
+                                   "one takes sparse_tile_ptr_bits and sparse_ublock_idx_bits");
+          break;
+        }
+    }
+}
+
 } // namespace
 
 void validateBudaParity(const Netlist& netlist, const ValidationTarget& target, DiagnosticEngine& diags) {
@@ -130,6 +175,7 @@ void validateBudaParity(const Netlist& netlist, const ValidationTarget& target, 
   checkFusedNames(netlist, diags);
   checkEmbeddings(netlist, diags);
   checkTopks(netlist, diags);
+  checkSparseUblockBits(netlist, diags);
 }
 
 } // namespace tessera::netlist

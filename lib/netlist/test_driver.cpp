@@ -1,7 +1,9 @@
 #include "netlist/test_driver.hpp"
 
+#include "netlist/shape.hpp"
 #include "netlist/test_config.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <filesystem>
 #include <string_view>
@@ -91,12 +93,38 @@ std::vector<TestDriver> makeDrivers() {
   // so the loader's comparison defaults judge.
   d.push_back({"test_netlist_program", "loader/tests/test_netlist_program.cpp (compares nothing)", constant(1.0),
                std::nullopt});
+  {
+    // test_dual_view_ram.cpp: default_test_config.yaml as netlist_tests, its
+    // rams `writer` and `reader` written with 0 (every slot) before the run,
+    // and the program params it passes with its option defaults: the write
+    // index `reader` t / 2 ("some valid write dimension"), the read index 0,
+    // one inner and one outer loop, no increments.
+    TestDriver dv{"test_dual_view_ram",
+                  "verif/netlist_tests/test_dual_view_ram.cpp with verif/netlist_tests/default_test_config.yaml",
+                  uniform(0.001, 2.0), comparison("AllCloseHw", 0.01, 0.15, 0.98, 0.0)};
+    auto fixed = [](int64_t v) { return [v](const Netlist&) -> std::optional<int64_t> { return v; }; };
+    dv.params.push_back({"$p_cache_write", "t of 'reader' / 2", [](const Netlist& nl) -> std::optional<int64_t> {
+                           for (const Queue& q : nl.queues)
+                             if (q.name == "reader")
+                               if (auto shape = queueShape(q)) return shape->t / 2;
+                           return std::nullopt;
+                         }});
+    dv.params.push_back({"$p_cache_read", "", fixed(0)});
+    dv.params.push_back({"$p_inner_loop_count", "", fixed(1)});
+    dv.params.push_back({"$p_outer_loop_count", "", fixed(1)});
+    for (const char* p : {"$p_inner_loop_wr_incr", "$p_outer_loop_wr_incr", "$p_inner_loop_rd_incr",
+                          "$p_outer_loop_rd_incr"})
+      dv.params.push_back({p, "", fixed(0)});
+    dv.zeroed = {"writer", "reader"};
+    d.push_back(std::move(dv));
+  }
   return d;
 }
 
 struct PathRule {
   std::vector<std::string_view> components;
   std::string_view driver;
+  std::string_view filePrefix = {}; // non-empty: the file name must start with it
 };
 
 // Upstream test directories (repository-relative, as the corpus keeps them)
@@ -111,6 +139,8 @@ const std::vector<PathRule>& pathRules() {
       {{"verif", "netlist_tests"}, "netlist_tests"},
       {{"loader", "tests"}, "test_netlist_program"},
       {{"perf_lib"}, "test_inference"},
+      // After netlist_tests: at the same depth the later rule wins.
+      {{"verif", "netlist_tests"}, "test_dual_view_ram", "netlist_dual_view_ram"},
   };
   return rules;
 }
@@ -145,10 +175,13 @@ const TestDriver* findTestDriver(const std::string& name) {
 
 const TestDriver& testDriverForPath(const std::string& path) {
   std::vector<std::string> dirs;
-  for (const auto& part : std::filesystem::path(path).lexically_normal().parent_path()) dirs.push_back(part.string());
+  const std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
+  for (const auto& part : normal.parent_path()) dirs.push_back(part.string());
+  const std::string file = normal.filename().string();
   const PathRule* best = nullptr;
   size_t bestStart = 0;
   for (const auto& rule : pathRules()) {
+    if (!file.starts_with(rule.filePrefix)) continue;
     const size_t n = rule.components.size();
     for (size_t start = 0; start + n <= dirs.size(); ++start) {
       bool match = true;
@@ -165,7 +198,11 @@ AppliedDefaults applyTestDriver(Netlist& nl, const TestDriver& driver) {
   AppliedDefaults applied;
   const bool needStimulus = !(nl.testConfig && nl.testConfig->stimulus) && driver.stimulus;
   const bool needComparison = !(nl.testConfig && nl.testConfig->comparison) && driver.comparison;
-  if (!needStimulus && !needComparison) return applied;
+  std::vector<std::string> zero;
+  for (const auto& name : driver.zeroed)
+    for (const Queue& q : nl.queues)
+      if (q.name == name) zero.push_back(name);
+  if (!needStimulus && !needComparison && zero.empty()) return applied;
   if (!nl.testConfig) nl.testConfig.emplace();
   if (needStimulus) {
     StimulusConfig s = *driver.stimulus;
@@ -173,11 +210,32 @@ AppliedDefaults applyTestDriver(Netlist& nl, const TestDriver& driver) {
     nl.testConfig->stimulus = std::move(s);
     applied.stimulus = true;
   }
+  if (!zero.empty()) {
+    if (!nl.testConfig->stimulus) { // a driver without a stimulus section: the loader's default stays the base
+      nl.testConfig->stimulus.emplace();
+      nl.testConfig->stimulus->loc = kDriverLoc;
+    }
+    auto& overrides = nl.testConfig->stimulus->overrides;
+    for (const auto& name : zero) {
+      const bool named = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) { return o.first == name; });
+      if (named) continue;
+      // An exact name wins over every regex key, wherever it stands.
+      overrides.emplace_back(name, constant(0.0));
+      applied.zeroed.push_back(name);
+    }
+  }
   if (needComparison) {
     nl.testConfig->comparison = *driver.comparison;
     applied.comparison = true;
   }
   return applied;
+}
+
+std::vector<std::pair<const TestDriver::Param*, int64_t>> driverParams(const TestDriver& driver, const Netlist& nl) {
+  std::vector<std::pair<const TestDriver::Param*, int64_t>> out;
+  for (const auto& p : driver.params)
+    if (auto v = p.value(nl)) out.emplace_back(&p, *v);
+  return out;
 }
 
 } // namespace tessera::netlist

@@ -32,9 +32,10 @@ void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& target
       ->allow_extra_args(false);
   app.add_option("--seed", opts.seed, "Seed of the test-config stimulus (default 0)");
   app.add_option("--defaults", opts.defaults,
-                 "Test driver whose stimulus/comparison defaults fill what the netlist's test-config leaves out "
-                 "(generic, test_tm, test_tm_randomize, test_op, test_graph, netlist_tests, test_inference, "
-                 "test_netlist_program); default: the driver of the netlist's directory (docs/stimulus.md)")
+                 "Test driver whose stimulus/comparison defaults (and program params) fill what the netlist leaves "
+                 "out (generic, test_tm, test_tm_randomize, test_op, test_graph, netlist_tests, test_inference, "
+                 "test_netlist_program, test_dual_view_ram); default: the driver of the netlist's directory "
+                 "(docs/stimulus.md)")
       ->type_name("<driver>");
   app.add_option("--inputs", opts.inputsDir, "Read host-fed queues from <dir>/<queue>.npy instead of the stimulus")
       ->type_name("<dir>");

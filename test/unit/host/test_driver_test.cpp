@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cfloat>
+#include <map>
 #include <string>
 
 using namespace tessera;
@@ -76,6 +77,14 @@ TEST_CASE("the directory rule follows upstream's test directories", "[test-drive
   CHECK(testDriverForPath("/loader/tests/copy/verif/op_tests/n.yaml").name == "test_op");
   CHECK(testDriverForPath("/verif/op_tests/copy/loader/tests/n.yaml").name == "test_netlist_program");
   CHECK(testDriverForPath("verif/graph_tests/../op_tests/n.yaml").name == "test_op"); // lexically normal
+  // test_dual_view_ram: its netlists by file name, in verif/netlist_tests only.
+  CHECK(testDriverForPath("verif/netlist_tests/netlists/basic_ram/netlist_dual_view_ram_single_graph_2.yaml").name ==
+        "test_dual_view_ram");
+  CHECK(testDriverForPath("verif/netlist_tests/netlists/basic_ram/netlist_dual_view_ram.yaml").name ==
+        "test_dual_view_ram");
+  CHECK(testDriverForPath("verif/netlist_tests/netlists/basic_ram/netlist_ram.yaml").name == "netlist_tests");
+  CHECK(testDriverForPath("other/netlist_dual_view_ram.yaml").name == "generic");
+  CHECK(testDriverForPath("verif/netlist_tests/x/verif/op_tests/netlist_dual_view_ram.yaml").name == "test_op");
 }
 
 TEST_CASE("test_tm: DebugTileId and AllClose (verif/tm_tests/test_tm_main.cpp)", "[test-driver]") {
@@ -226,4 +235,76 @@ TEST_CASE("test_inference feeds *eps*, *mean*, *var*, *sum* queues constants", "
   netlist::Netlist nl384 = parse("test-config:\n  test-args: {sequence_length: 384}\n");
   netlist::applyTestDriver(nl384, inf);
   CHECK(host::stimulusFor(&*nl384.testConfig->stimulus, "x_mean").constant == 1.0 / 384);
+}
+
+// A netlist of test_dual_view_ram's shape: `reader` has t = `readerT`.
+static netlist::Netlist dualView(int readerT, const std::string& testConfig = "") {
+  const std::string t = std::to_string(readerT);
+  std::string text = R"(devices: {arch: grayskull}
+queues:
+  q0:     {input: HOST, type: queue, entries: 4, grid_size: [1, 1], t: )" + t + R"(, mblock: [1, 1], ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x10000000]]}
+  writer: {input: op0, type: ram, entries: 4, grid_size: [1, 1], t: )" + t + R"(, mblock: [1, 1], ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x12000000]]}
+  reader: {input: HOST, type: ram, alias: writer, entries: 4, grid_size: [1, 1], t: )" + t + R"(, mblock: [1, 1], ublock: [1, 1], df: Float16, target_device: 0, loc: dram, dram: [[0, 0x12000000]]}
+graphs:
+  g0:
+    target_device: 0
+    input_count: 1
+    op0: {type: nop, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0], in_df: [Float16], out_df: Float16, intermed_df: Float16, acc_df: Float16, math_fidelity: HiFi4, t: )" + t + R"(, mblock: [1, 1], ublock: [1, 1]}
+programs:
+  - main:
+      - param: [$p_cache_write]
+      - execute: {graph_name: g0}
+)" + testConfig;
+  DiagnosticEngine diags;
+  SourceBuffer source("n.yaml", text);
+  auto nl = netlist::parseNetlist(source, diags);
+  REQUIRE(nl);
+  REQUIRE(diags.errorCount() == 0);
+  return *nl;
+}
+
+TEST_CASE("test_dual_view_ram: params, zeroed rams, default_test_config.yaml (test_dual_view_ram.cpp)",
+          "[test-driver]") {
+  const netlist::TestDriver* d = netlist::findTestDriver("test_dual_view_ram");
+  REQUIRE(d);
+  // Its option defaults: write index t_dim_reader / 2, read index 0
+  // (rd_cache_index_start -1), loop counts 1, increments 0.
+  std::map<std::string, int64_t> got;
+  for (const auto& [p, v] : netlist::driverParams(*d, dualView(3))) got[p->name] = v;
+  const std::map<std::string, int64_t> want = {
+      {"$p_cache_write", 1},        {"$p_cache_read", 0},          {"$p_inner_loop_count", 1},
+      {"$p_outer_loop_count", 1},   {"$p_inner_loop_wr_incr", 0},  {"$p_outer_loop_wr_incr", 0},
+      {"$p_inner_loop_rd_incr", 0}, {"$p_outer_loop_rd_incr", 0}};
+  CHECK(got == want);
+  got.clear();
+  for (const auto& [p, v] : netlist::driverParams(*d, dualView(7))) got[p->name] = v;
+  CHECK(got["$p_cache_write"] == 3);
+  // Without a queue named reader the driver has no write index.
+  netlist::Netlist none = parse("");
+  for (const auto& [p, v] : netlist::driverParams(*d, none)) CHECK(p->name != "$p_cache_write");
+
+  // The stimulus and comparison of verif/netlist_tests/default_test_config.yaml.
+  host::Stimulus s = stimulusOf("test_dual_view_ram", "q0");
+  CHECK(s.kind == host::StimulusKind::Uniform);
+  CHECK(s.lower == 0.001);
+  CHECK(s.upper == 2.0);
+  compare::Config c = comparisonOf("test_dual_view_ram");
+  CHECK(c.method == compare::Method::AllCloseHw);
+  CHECK(c.checkPcc == 0.98);
+  CHECK(c.checkPct == 0.0);
+
+  // writer and reader get a Constant 0 override, also in a netlist's own
+  // stimulus-config (kept otherwise); an override naming one exactly wins.
+  netlist::Netlist own = dualView(3, "test-config:\n  stimulus-config:\n    type: Normal\n    normal_mean: 0.5\n"
+                                     "    overrides:\n      reader: {type: Constant, constant_value: 2.0}\n");
+  netlist::AppliedDefaults a = netlist::applyTestDriver(own, *d);
+  CHECK_FALSE(a.stimulus);
+  CHECK(a.comparison);
+  CHECK(a.zeroed == std::vector<std::string>{"writer"});
+  const netlist::StimulusConfig& cfg = *own.testConfig->stimulus;
+  CHECK(host::stimulusFor(&cfg, "writer").kind == host::StimulusKind::Constant);
+  CHECK(host::stimulusFor(&cfg, "writer").constant == 0.0);
+  CHECK(host::stimulusFor(&cfg, "reader").constant == 2.0);
+  CHECK(host::stimulusFor(&cfg, "q0").kind == host::StimulusKind::Normal);
+  CHECK(host::stimulusFor(&cfg, "q0").mean == 0.5);
 }
