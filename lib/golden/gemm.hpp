@@ -30,8 +30,8 @@ struct GemmTerm {
 // value's dot product over a tile is summed in float from 0 with k ascending
 // (a multiply and an add, each rounded; no FMA) and then added to C: the
 // simulator's order (docs/device-model.md, MATMUL), the same on every build
-// (gemm_tiles.cpp; AVX2 where the build has it). Returns false (C untouched)
-// only for an empty shape or no tiles.
+// (gemm_tiles.cpp; AVX2 where the build has it, AVX-512 where the CPU has it).
+// Returns false (C untouched) only for an empty shape or no tiles.
 bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> terms, int64_t lda, int64_t ldb,
                       int64_t tiles, DataFormat dest);
 

@@ -16,6 +16,7 @@
 #include "formats/formats.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #if defined(__AVX2__)
@@ -30,6 +31,14 @@ namespace {
 
 constexpr int64_t kTileK = 32;
 constexpr int64_t kStrip = 64; // columns of C (and of B's packed strip) per pass
+constexpr int64_t kBlockRows = 8; // rows of C per pass over the strip (addTile)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TESSERA_GEMM_TILES_AVX512 1
+typedef float V16 __attribute__((vector_size(64)));
+#else
+#define TESSERA_GEMM_TILES_AVX512 0
+#endif
 
 // rows x cols of C += one tile's products, any shape: the order's definition.
 void addTileScalar(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
@@ -106,9 +115,81 @@ inline void addTile4x8(float* c, int64_t ldc, const float* a, int64_t lda, const
 }
 #endif
 
-// rows x width of C (row stride ldc) += one tile's products.
+#if TESSERA_GEMM_TILES_AVX512
+// C[0..8) x [0..32) += the tile's products: 16 running sums in registers
+// (AVX-512 has 32), each row of B loaded once for 8 rows of C where the AVX2
+// kernel loads it for 4: half the B traffic from cache per product, which
+// bounds the deep (k 1024-4096) matmuls of the bert netlists. Picked at run
+// time (the build targets AVX2 at most). The broadcast is `x - 0`, exact for
+// every x (-0 included), so GCC emits a plain broadcast.
+__attribute__((target("avx512f"))) void addTile8x32(float* c, int64_t ldc, const float* a, int64_t lda,
+                                                    const float* b, int64_t ldb) {
+  V16 lo[8], hi[8];
+  #pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) lo[i] = hi[i] = V16{};
+  for (int64_t k = 0; k < kTileK; ++k) {
+    V16 b0, b1;
+    std::memcpy(&b0, b + k * ldb, sizeof b0);
+    std::memcpy(&b1, b + k * ldb + 16, sizeof b1);
+    #pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      const V16 ai = a[i * lda + k] - V16{};
+      lo[i] += ai * b0;
+      hi[i] += ai * b1;
+    }
+  }
+  #pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    float* row = c + i * ldc;
+    V16 r0, r1;
+    std::memcpy(&r0, row, sizeof r0);
+    std::memcpy(&r1, row + 16, sizeof r1);
+    r0 = r0 + lo[i];
+    r1 = r1 + hi[i];
+    std::memcpy(row, &r0, sizeof r0);
+    std::memcpy(row + 16, &r1, sizeof r1);
+  }
+}
+
+bool hasAvx512() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+#endif
+
+void addTile4(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
+              int64_t width);
+
+// rows (at most kBlockRows) x width of C (row stride ldc) += one tile's
+// products. Every value is its own sum, so how the block is split between
+// kernels changes no bit.
 void addTile(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
              int64_t width) {
+#if TESSERA_GEMM_TILES_AVX512
+  if (rows == 8 && hasAvx512()) {
+    int64_t j = 0;
+    for (; j + 32 <= width; j += 32) addTile8x32(c + j, ldc, a, lda, b + j, ldb);
+    if (j < width) {
+      addTile4(c + j, ldc, a, lda, b + j, ldb, 4, width - j);
+      addTile4(c + 4 * ldc + j, ldc, a + 4 * lda, lda, b + j, ldb, 4, width - j);
+    }
+    return;
+  }
+#endif
+  if (rows > 4) {
+    addTile4(c, ldc, a, lda, b, ldb, 4, width);
+    addTile4(c + 4 * ldc, ldc, a + 4 * lda, lda, b, ldb, rows - 4, width);
+    return;
+  }
+  addTile4(c, ldc, a, lda, b, ldb, rows, width);
+}
+
+// rows (at most 4) x width of C += one tile's products.
+void addTile4(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
+              int64_t width) {
 #if TESSERA_GEMM_TILES_AVX2
   if (rows == 4) {
     int64_t j = 0;
@@ -138,7 +219,7 @@ bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> 
   // Column strips of C outer; each term's strip of B (tiles x 32 rows) is
   // copied to a contiguous buffer that stays in cache over all rows of C (read
   // in place, every row of B is another page: TLB misses cost more than the
-  // copy). Then 4 rows of C at a time, every tile and term, then rounding.
+  // copy). Then 8 rows of C at a time, every tile and term, then rounding.
   const int64_t depth = tiles * kTileK;
   thread_local std::vector<float> packed;
   packed.resize(static_cast<size_t>(static_cast<int64_t>(terms.size()) * depth * kStrip));
@@ -147,8 +228,8 @@ bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> 
     for (size_t ti = 0; ti < terms.size(); ++ti)
       for (int64_t k = 0; k < depth; ++k)
         std::copy_n(terms[ti].b + k * ldb + j0, width, packed.data() + (static_cast<int64_t>(ti) * depth + k) * width);
-    for (int64_t r0 = 0; r0 < m; r0 += 4) {
-      const int64_t rows = std::min<int64_t>(4, m - r0);
+    for (int64_t r0 = 0; r0 < m; r0 += kBlockRows) {
+      const int64_t rows = std::min<int64_t>(kBlockRows, m - r0);
       float* cRows = c + r0 * n + j0;
       for (int64_t t = 0; t < tiles; ++t) {
         for (size_t ti = 0; ti < terms.size(); ++ti) {

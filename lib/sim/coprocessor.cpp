@@ -452,8 +452,7 @@ Coprocessor::Outcome Coprocessor::execMath(uint32_t thread, uint32_t opcode, uin
     cycles = model_.matmulPhase * copmath::fidelityPhases(fidelity);
     ++counters_.matmulTiles;
   } else if (!destIsInt()) {
-    Tile cur;
-    readDest(d, cur);
+    const Tile& cur = destF_[d];  // read in place: `out` is written back only at the end
     Tile out{};
     switch (opcode) {
     case c::kOpDatacopy:
@@ -668,8 +667,12 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
     return Outcome::fail(c::kCopBadAddress);
   }
 
+  // Packed straight from dest unless the values change first (a 4 KB copy
+  // per PACK saved: every tile an op writes is packed).
+  const bool fromDest = !destIsInt() && !l1Accumulate && config_[c::kCfgReluMode] == 0;
   Tile values;
-  readDest(d, values);
+  if (!fromDest) readDest(d, values);
+  const Tile& packed = fromDest ? destF_[d] : values;
   const size_t offset = valueOffset(df);
   const uint32_t width = netlist::untilizedDatumBytes(df);
 
@@ -719,7 +722,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   if (untilize) {
     // Packed as a 32x32 tile, then only the shape's rows and columns copied out.
     std::span<uint8_t> full(scratch_.data(), netlist::tileSizeBytes(df));
-    formats::packTile(df, std::span<const float, kValues>(values), full);
+    formats::packTile(df, std::span<const float, kValues>(packed), full);
     if (exactInt) exactWords(full);
     for (size_t v = 0; v < kValues; ++v) {
       const size_t rm = rowMajorIndexOfStored(df, v);
@@ -729,7 +732,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
     bytesMoved = uint64_t{rowBytes} * shape->r;
     cycles += shape->r * model_.untilizeRowOverhead;
   } else {
-    formats::packTile(df, *shape, std::span<const float, kValues>(values), l1_.subspan(address, tileBytes));
+    formats::packTile(df, *shape, std::span<const float, kValues>(packed), l1_.subspan(address, tileBytes));
     if (exactInt) exactWords(l1_.subspan(address, tileBytes));
     bytesMoved = tileBytes;
   }

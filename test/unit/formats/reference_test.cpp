@@ -79,6 +79,48 @@ std::array<double, 16> referenceBfp(const std::array<float, 16>& x, int magBits,
   return out;
 }
 
+// The bytes after the header of a Bfp tile, from the same double-arithmetic
+// rounding (docs/data-formats.md, "Bfp tiles"): per face row the exponent byte
+// (block maximum + bias; 0 for a block with no live value), then the
+// sign|magnitude codes (a zero code has no sign), first value in a byte's
+// lowest bits.
+std::vector<uint8_t> referenceBfpTileBody(const std::array<float, kTileValues>& x, int magBits, int expMin, int expMax) {
+  const int bias = expMin == -126 ? 127 : 15;
+  const size_t bits = static_cast<size_t>(magBits) + 1, perByte = 8 / bits;
+  std::vector<uint8_t> body(kTileValues / 16 + kTileValues / perByte, 0);
+  for (size_t block = 0; block < kTileValues / 16; ++block) {
+    const size_t face = block / 16, row = block % 16;
+    const size_t first = ((face / 2) * 16 + row) * 32 + (face % 2) * 16;
+    std::array<double, 16> a{};
+    std::array<bool, 16> live{};
+    int shared = std::numeric_limits<int>::min();
+    for (size_t i = 0; i < 16; ++i) {
+      const float v = x[first + i];
+      const double m = std::fabs(static_cast<double>(v));
+      if (std::isnan(v) || std::isinf(v) || (m >= std::ldexp(1.0, -126) && std::ilogb(m) > expMax))
+        a[i] = std::ldexp(2.0 - std::ldexp(1.0, -23), expMax);
+      else if (m < std::ldexp(1.0, -126) || std::ilogb(m) < expMin)
+        continue;
+      else
+        a[i] = m;
+      live[i] = true;
+      shared = std::max(shared, std::ilogb(a[i]));
+    }
+    if (shared == std::numeric_limits<int>::min()) continue;  // exponent byte 0, codes 0
+    body[block] = static_cast<uint8_t>(shared + bias);
+    const double step = std::ldexp(1.0, shared - magBits + 1);
+    for (size_t i = 0; i < 16; ++i) {
+      if (!live[i]) continue;
+      const auto m = static_cast<unsigned>(std::min(std::floor(a[i] / step + 0.5), std::ldexp(1.0, magBits) - 1));
+      if (m == 0) continue;
+      const unsigned code = m | (std::signbit(x[first + i]) ? 1u << magBits : 0u);
+      const size_t v = block * 16 + i;
+      body[kTileValues / 16 + v / perByte] |= static_cast<uint8_t>(code << ((v % perByte) * bits));
+    }
+  }
+  return body;
+}
+
 } // namespace
 
 TEST_CASE("scalar float formats match a plain double-arithmetic rounding", "[formats][reference]") {
@@ -175,7 +217,7 @@ TEST_CASE("integer formats match plain rounding and clamping", "[formats][refere
 // exponents at both ends of the range (denormal products, exponent bytes 0/1),
 // values 23-26 binades below the block maximum (the last shifts that can still
 // round up), ties, saturation, NaN/inf of either sign, denormal inputs.
-TEST_CASE("Bfp quantize of whole blocks matches the tile packer bit for bit", "[formats][reference]") {
+TEST_CASE("Bfp quantize of whole blocks matches the tile packer bit for bit, and its bytes a plain encoding", "[formats][reference]") {
   struct BfpCase {
     DataFormat df;
     int magBits, expMin, expMax;
@@ -225,6 +267,11 @@ TEST_CASE("Bfp quantize of whole blocks matches the tile packer bit for bit", "[
       }
       std::vector<uint8_t> bytes(tileBytes(c.df));
       packTile(c.df, x, bytes);
+      const std::vector<uint8_t> body = referenceBfpTileBody(x, c.magBits, c.expMin, c.expMax);
+      for (size_t k = 0; k < body.size(); ++k)
+        if (bytes[kTileHeaderBytes + k] != body[k] && ++mismatches <= 3)
+          FAIL_CHECK("tile byte " << kTileHeaderBytes + k << ": packer " << int(bytes[kTileHeaderBytes + k])
+                                  << ", reference " << int(body[k]));
       std::array<float, kTileValues> plain{};
       unpackTile(c.df, bytes, plain);
       std::array<float, kTileValues> fast = x;
