@@ -42,36 +42,12 @@ Limits limitsFor(const ValidationTarget& target) {
 namespace {
 
 constexpr uint32_t kDramCore = 255; // core_coordinates of DRAM and host buffers
-constexpr int64_t kUnpackerPayloadBytes = 32 * 1024; // BUDA's unpacker buffers (budaUnpackerTiles)
 
 std::string cellText(int64_t r, int64_t c) { return "r = " + std::to_string(r) + ", c = " + std::to_string(c); }
 
 int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
 
 int64_t entryTiles(const formats::Blocking& b) { return b.tilesPerCore(); }
-
-// Bits of one datum of a tile's payload (no header, no Bfp exponents).
-int64_t datumBits(DataFormat df) {
-  switch (df) {
-  case DataFormat::Float32: case DataFormat::Int32: case DataFormat::RawUInt32: return 32;
-  case DataFormat::Float16: case DataFormat::Float16_b: case DataFormat::UInt16: case DataFormat::RawUInt16: return 16;
-  case DataFormat::Bfp4: case DataFormat::Bfp4_b: return 4;
-  case DataFormat::Bfp2: case DataFormat::Bfp2_b: return 2;
-  default: return 8;
-  }
-}
-
-// BUDA's unpacker size: an even number of the kernel's pops (`granule`
-// tiles) holding at least 32 KiB of tile payload (its net2pipe's output for
-// the anchor netlists: 16 Float16, 32 Bfp8, 8 Float32, 64 Bfp4 tiles; 18 for
-// pops of 3 Float16 tiles, 40 for pops of 20; docs/pipegen-yaml.md "Sizes").
-int64_t budaUnpackerTiles(DataFormat df, int64_t values, int64_t granule) {
-  const int64_t payload = std::max<int64_t>(1, values * datumBits(df) / 8);
-  const int64_t g = std::max<int64_t>(1, granule);
-  int64_t pops = (kUnpackerPayloadBytes + payload * g - 1) / (payload * g);
-  pops = std::max<int64_t>(2, (pops + 1) / 2 * 2);
-  return pops * g;
-}
 
 class EpochBuilder {
 public:
@@ -259,8 +235,6 @@ private:
             d.epochTiles = static_cast<uint32_t>(tiles * inputCount_);
             int64_t size = 2 * o.minTiles;
             if (i < op.inputBufMinSizeTiles.size()) size = std::max(size, op.inputBufMinSizeTiles[i]);
-            b.basePref = size;  // the double buffer fitL1 keeps before any other buffer gives way
-            size = std::max(size, budaUnpackerTiles(o.df, int64_t{o.tile.r} * o.tile.c, o.minTiles));
             d.sizeTiles = static_cast<uint32_t>(size);
             b.minSize = o.minTiles;
             if (i < op.inputBufMinSizeTiles.size()) b.minSize = std::max(b.minSize, op.inputBufMinSizeTiles[i]);
@@ -1180,36 +1154,28 @@ private:
       uint64_t used = relay == relayBytes_.end() ? 0 : relay->second;
       for (uint32_t h : hs) used += uint64_t{bufs_[h].doc.sizeTiles} * bufs_[h].doc.tileSize;
       if (used <= limit) continue;
-      // First the unpackers' growth past their double buffer (BUDA's 32 KiB),
-      // then every buffer down to its minimum.
-      for (const bool growthOnly : {true, false}) {
-        auto floorOf = [&](uint32_t h) {
-          const Buf& b = bufs_[h];
-          return growthOnly ? (b.basePref > 0 ? std::max(b.basePref, b.minSize) : int64_t{b.doc.sizeTiles}) : b.minSize;
-        };
-        auto saving = [&](uint32_t h) {
-          const int64_t spare = static_cast<int64_t>(bufs_[h].doc.sizeTiles) - floorOf(h);
-          return spare > 0 ? uint64_t(spare) * bufs_[h].doc.tileSize : 0;
-        };
-        std::vector<uint32_t> order(hs);
-        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return saving(a) > saving(b); });
-        for (uint32_t h : order) {
-          if (used <= limit) break;
-          Buffer& d = bufs_[h].doc;
-          const uint64_t save = saving(h);
-          if (save == 0) continue;
-          // Only as much as needed, in whole granules of the buffer.
-          const int64_t granule = std::max<int64_t>(1, bufs_[h].granule);
-          const uint64_t excess = used - limit;
-          int64_t drop = static_cast<int64_t>((excess + d.tileSize - 1) / d.tileSize);
-          drop = (drop + granule - 1) / granule * granule;
-          const int64_t newSize = std::max<int64_t>(floorOf(h), static_cast<int64_t>(d.sizeTiles) - drop);
-          used -= uint64_t(d.sizeTiles - newSize) * d.tileSize;
-          if (!growthOnly)
-            d.comment += " (size reduced from " + std::to_string(d.sizeTiles) + " to " + std::to_string(newSize) +
-                         " tiles to fit L1)";
-          d.sizeTiles = static_cast<uint32_t>(newSize);
-        }
+      auto saving = [&](uint32_t h) {
+        const Buf& b = bufs_[h];
+        const int64_t spare = static_cast<int64_t>(b.doc.sizeTiles) - b.minSize;
+        return spare > 0 ? uint64_t(spare) * b.doc.tileSize : 0;
+      };
+      std::vector<uint32_t> order(hs);
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return saving(a) > saving(b); });
+      for (uint32_t h : order) {
+        if (used <= limit) break;
+        Buffer& d = bufs_[h].doc;
+        const uint64_t save = saving(h);
+        if (save == 0) continue;
+        // Only as much as needed, in whole granules of the buffer.
+        const int64_t granule = std::max<int64_t>(1, bufs_[h].granule);
+        const uint64_t excess = used - limit;
+        int64_t drop = static_cast<int64_t>((excess + d.tileSize - 1) / d.tileSize);
+        drop = (drop + granule - 1) / granule * granule;
+        const int64_t newSize = std::max<int64_t>(bufs_[h].minSize, static_cast<int64_t>(d.sizeTiles) - drop);
+        used -= uint64_t(d.sizeTiles - newSize) * d.tileSize;
+        d.comment += " (size reduced from " + std::to_string(d.sizeTiles) + " to " + std::to_string(newSize) +
+                     " tiles to fit L1)";
+        d.sizeTiles = static_cast<uint32_t>(newSize);
       }
     }
   }

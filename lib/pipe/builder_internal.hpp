@@ -66,9 +66,6 @@ struct Buf {
   // in steps of `granule` tiles.
   int64_t minSize = 0;
   int64_t granule = 1;
-  // Unpackers: the double buffer (2 pops, input_buf_min_size_tiles) that
-  // fitL1 keeps until every unpacker's growth past it is given back.
-  int64_t basePref = 0;
   // Queue buffers.
   const netlist::Queue* queue = nullptr;
   size_t queueBuffer = 0; // index into Compilation::queueBuffers

@@ -265,7 +265,6 @@ bool StreamEngine::configure(const blob::CoreBlob& b, StreamFault& fault) {
       consumes |= p.localReceiver;
       local |= p.intermediate;
     }
-    s->prologue = prologueRead(*s);
     if ((produces && consumes) || local) {
       // A kernel-local buffer (e.g. an intermediate): pack pushes and unpack
       // pops through the counters; the stream moves nothing.
@@ -570,23 +569,6 @@ void StreamEngine::moveReaderPast(Stream& s, DramCursor& cur) {
   writeQueueHeader(memOf(cur.loc), cur.loc.channel, cur.loc.address, h);
 }
 
-// BUDA keeps a prologue buffer (a queue or ram an execute reads with
-// `prologue: true`: pipegen's dram_prolog, dram_buf_flag) in the reading
-// core's L1 for the whole epoch (its pipegen.yaml places the buffer on that
-// core, prefetch_type 1) and copies it to the operand for every input. Our
-// pipegen reads it in place every input: windowed dram_ram reads straight
-// into an operand, never a period done (a streamed ram pops a period per
-// input). A tile read again (a later input, or a broadcast) is timed as the
-// L1 copy; only timing changes.
-bool StreamEngine::prologueRead(const Stream& s) const {
-  if (s.operand < 0 || s.phases.empty()) return false;
-  for (const StreamPhase& p : s.phases)
-    if (!p.dramInput || !p.localReceiver || !p.dramRam || p.dramPadding || p.srcPeriodTiles == 0 || p.srcPeriodDone)
-      return false;
-  const std::optional<DramLocation> loc = decodeDramNocAddress(soc_, s.phases.front().dramBufNocAddr);
-  return loc && !loc->host;
-}
-
 bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
   Ring& r = *s.ring;
   DramCursor& cur = *s.cursor;
@@ -596,48 +578,37 @@ bool StreamEngine::stepDramRead(Stream& s, uint64_t until) {
   const size_t res = busyIndex(cur.loc);
   Dram& mem = memOf(cur.loc);
   std::span<uint8_t> l1 = r.core->l1();
-  const uint32_t port = p.incomingDataNoc & 1;
   bool moved = false;
   while (s.in < s.n) {
     if (ringFree(r) == 0) break;
-    const uint32_t ptr = cur.readPtr();
-    const uint32_t tile = windowed ? periodTile(p, s.in) : cur.tile;
-    const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
-                         uint64_t{tile} * cur.msgSize;
-    const uint64_t key = (uint64_t{ch} << 56) | src;
-    // A prologue tile read before: a copy within the core's L1 (its NOC port).
-    const bool fromL1 = s.prologue && s.prologueSeen.count(key) != 0;
-    const uint64_t t0 = fromL1 ? std::max(now_, s.core->portBusy[port]) : std::max(now_, dramBusy_[res]);
+    const uint64_t t0 = std::max(now_, dramBusy_[res]);
     if (t0 >= until) {
       wake_ = std::min(wake_, t0);
       break;
     }
     if (!readerSlotWritten(cur)) break;
-    const uint64_t xfer = fromL1 ? nocSerializationCycles(model_.noc, r.msgSize) : transferCycles(cur.loc, r.msgSize);
-    if (fromL1) s.core->portBusy[port] = t0 + xfer;
-    else dramBusy_[res] = t0 + xfer;
-    if (s.prologue) s.prologueSeen.insert(key);
+    const uint32_t ptr = cur.readPtr();
+    const uint32_t tile = windowed ? periodTile(p, s.in) : cur.tile;
+    const uint64_t xfer = transferCycles(cur.loc, r.msgSize);
+    dramBusy_[res] = t0 + xfer;
+    const uint64_t src = cur.loc.address + kQueueHeaderBytes + (ptr % cur.slots) * cur.entryBytes +
+                         uint64_t{tile} * cur.msgSize;
     const uint32_t dst = r.base + static_cast<uint32_t>(r.reserved % r.slots) * r.msgSize;
     if (!mem.read(ch, src, l1.subspan(dst, r.msgSize))) {
       setFault(s, "dram-address", "read of " + std::to_string(r.msgSize) + " bytes at " + (cur.loc.host ? "host " : "") + "channel " + std::to_string(ch) +
                                       " address " + support::hexLiteral(src) + " is outside the channel");
       return true;
     }
-    if (inject_ && !fromL1) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, t0);
-    const uint32_t hops = fromL1 ? 0 : nocHops(port, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
-    const uint64_t arrival = t0 + xfer + (fromL1 ? 0 : latencyOf(cur.loc)) + nocLatencyCycles(model_.noc, hops);
+    if (inject_) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, t0);
+    const uint32_t hops = nocHops(p.incomingDataNoc & 1, cur.loc.core, s.core->noc, soc_.gridX, soc_.gridY);
+    const uint64_t arrival = t0 + xfer + latencyOf(cur.loc) + nocLatencyCycles(model_.noc, hops);
     ++r.reserved;
     schedule(arrival, Event::Kind::Deliver, &r);
     ++s.in;
     ++s.tilesIn;
-    if (fromL1) {
-      ++counters_.nocTiles;
-      counters_.nocBytes += r.msgSize;
-    } else {
-      ++counters_.dramReadTiles;
-      counters_.dramReadBytes += r.msgSize;
-    }
-    noteTransfer(s, fromL1 ? TransferKind::Noc : TransferKind::DramRead, t0, arrival, r.msgSize);
+    ++counters_.dramReadTiles;
+    counters_.dramReadBytes += r.msgSize;
+    noteTransfer(s, TransferKind::DramRead, t0, arrival, r.msgSize);
     touch(s, t0);
     if (!windowed && ++cur.tile == cur.tilesPerEntry) {
       if (cur.ram) cur.ramSlot += cur.ramStep;  // without periods too: rd_autoinc per entry
@@ -896,23 +867,16 @@ uint64_t StreamEngine::runPrologue(uint64_t now) {
                                         support::hexLiteral(src) + " is outside the channel");
         return 0;
       }
-      // A prologue buffer's tile read again is BUDA's copy within L1 (prologueRead).
-      const bool again = s.prologue && !s.prologueSeen.insert((uint64_t{cur.loc.channel} << 56) | src).second;
-      if (inject_ && !again) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, now);
-      if (!again) channelTime[busyIndex(cur.loc)] += transferCycles(cur.loc, r.msgSize);
+      if (inject_) inject_->dramRead(s, l1.subspan(dst, r.msgSize), cur.loc, src, now);
+      channelTime[busyIndex(cur.loc)] += transferCycles(cur.loc, r.msgSize);
       ++r.reserved;
       ++r.valid;
       r.core->addTilesReceived(static_cast<uint32_t>(r.operand), 1);
       ++s.in;
       ++s.tilesIn;
-      if (again) {
-        ++counters_.nocTiles;
-        counters_.nocBytes += r.msgSize;
-      } else {
-        ++counters_.dramReadTiles;
-        ++counters_.prologueTiles;
-        counters_.dramReadBytes += r.msgSize;
-      }
+      ++counters_.dramReadTiles;
+      ++counters_.prologueTiles;
+      counters_.dramReadBytes += r.msgSize;
       if (!windowed && ++cur.tile == cur.tilesPerEntry) {
         if (cur.ram) cur.ramSlot += cur.ramStep;  // without periods too: rd_autoinc per entry
         moveReaderPast(s, cur);

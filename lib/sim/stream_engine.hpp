@@ -220,7 +220,6 @@ private:
   void completePhase(Stream& s);
   bool releaseWritten(Ring& r, uint64_t when);  // schedules the asked releases of written tiles
   bool step(Stream& s, uint64_t until);
-  bool prologueRead(const Stream& s) const;
   bool stepDramRead(Stream& s, uint64_t until);
   bool stepSend(Stream& s, uint64_t until);
   bool stepDramWrite(Stream& s, uint64_t until);

@@ -12,7 +12,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -121,11 +120,6 @@ struct StreamEngine::Stream {
   bool entered = false;
   bool fork = false;  // a fork stream: sends its output operand's buffer beside the operand stream
   bool gradient = false;  // a gradient accumulator: the firmware loads and stores its ram cell
-  // Reads a prologue buffer again every input (prologueRead): a tile read
-  // before comes from the core's L1 copy, not DRAM. The DRAM tiles already
-  // read: address, channel in the top byte.
-  bool prologue = false;
-  std::set<uint64_t> prologueSeen;
   int operand = -1;
   std::vector<std::unique_ptr<Ring>> rings;
   Ring* ring = nullptr;
