@@ -14,6 +14,7 @@
 #include "pipe/pcie.hpp"
 #include "pipe/dram_relays.hpp"
 #include "pipe/mcast_split.hpp"
+#include "pipe/period_slots.hpp"
 #include "pipe/relays.hpp"
 #include "pipe/tile_map.hpp"
 
@@ -109,6 +110,17 @@ public:
     splitExcessMulticasts(pending_, sh_.out.limits.mcastStreamsPerCore, [this](const PendingPipe& p, bool& single) {
       return coreKey(sendingCore(p, &single));
     });
+    // A packer with more readers than its core has streams serves them in
+    // turn when each takes its own part of the input (period_slots.hpp).
+    slotSuccessivePeriods(
+        pending_, bufs_, sh_.out.limits.streamsPerCore,
+        [this](uint32_t h) {
+          uint32_t n = 0; // one stream per buffer of the core
+          for (size_t o = 0; o < bufs_.size(); ++o)
+            n += bufs_[o].place == Buf::Place::Core && coreKey(static_cast<uint32_t>(o)) == coreKey(h);
+          return n;
+        },
+        [this](const PendingPipe& a, const PendingPipe& b) { return independentSlots(a, b); });
     DramRelayContext relays{sh_, bufs_, pending_, inputCount_, sh_.out.limits.dramInputStreamsPerCore,
                             sh_.out.limits.l1DataBytes, [this](const PendingPipe& p) { return sendingCore(p); }};
     relayExcessDramReads(relays);
@@ -976,7 +988,8 @@ private:
     // Packer windows: each reading pipe's order of this buffer's tiles.
     for (size_t pi = 0; pi < pending_.size(); ++pi) {
       std::map<uint32_t, std::vector<int64_t>> orders;
-      for (size_t slot = 0; slot < pending_[pi].slotCount(); ++slot) // each slot re-reads the list
+      const size_t passes = pending_[pi].successivePeriods ? 1 : pending_[pi].slotCount(); // each slot re-reads the list
+      for (size_t slot = 0; slot < passes; ++slot)
         for (const SourceTile& t : pending_[pi].tiles)
           if (bufs_[t.source].packer && !stats[t.source].inOrderOnce && !chains_.onEthernet(t.source))
             orders[t.source].push_back(t.index);
@@ -1010,7 +1023,7 @@ private:
         } else {
           d.isScatter = true;
           d.scatterGatherNumTiles = static_cast<uint32_t>(gcd64(gcd64(s.gcd, T), d.sizeTiles));
-          d.replicate = static_cast<uint32_t>(T / d.scatterGatherNumTiles);
+          d.replicate = static_cast<uint32_t>((b.period ? b.period : T) / d.scatterGatherNumTiles);
         }
       } else if (b.place == Buf::Place::Dram) {
         const bool read = b.readProlog || b.readStreamed;
@@ -1083,7 +1096,9 @@ private:
           p.outputList.push_back(outs);
         }
         p.outputListNested = true;
-        p.pipePeriodicRepeat = std::max<uint32_t>(1, p.pipePeriodicRepeat) * static_cast<uint32_t>(pp.slots.size());
+        // Successive periods: a round of the list's own repeats per slot.
+        if (!pp.successivePeriods)
+          p.pipePeriodicRepeat = std::max<uint32_t>(1, p.pipePeriodicRepeat) * static_cast<uint32_t>(pp.slots.size());
         p.outputPaddingList.assign(pp.slots.size(), 0);
       }
       const bool mcast = pp.multicast();

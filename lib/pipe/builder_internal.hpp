@@ -74,6 +74,9 @@ struct Buf {
   // Filled while finishing.
   bool hasReaders = false;
   int64_t window = 1;
+  // A packer whose readers take successive periods of it (period_slots.hpp):
+  // its period in tiles; 0 = one input.
+  int64_t period = 0;
 };
 
 struct PendingPipe {
@@ -86,6 +89,9 @@ struct PendingPipe {
   // A time-multiplexed pipe (nested output_list): the destinations of each
   // time slot, the first slot being `outputs`; empty for a plain pipe.
   std::vector<std::vector<uint32_t>> slots;
+  // Slots take successive periods of the source (its `Buf::period`, this
+  // pipe's one-period list), not the same list each (period_slots.hpp).
+  bool successivePeriods = false;
   size_t slotCount() const { return slots.empty() ? 1 : slots.size(); }
   bool multicast() const {
     if (slots.empty()) return outputs.size() > 1;

@@ -130,8 +130,10 @@ struct Buffer {
 // round robin: pass k to inner list k % N (NOT the input list split into
 // parts). pipe_periodic_repeat R > 1: R consecutive passes read the same
 // periods before the inputs move to their next period. docs/pipegen.md.
-// net2pipe writes nested lists only for multicasts of the same list that
-// share one stream: R = slots x the list's repeats (docs/net2pipe.md).
+// net2pipe writes nested lists for multicasts of the same list that share
+// one stream (R = slots x the list's repeats) and for readers that take
+// successive periods of a packer, one slot each (R = the list's repeats;
+// docs/net2pipe.md).
 struct Pipe {
   PipeId id = 0;
   std::string comment;
