@@ -49,24 +49,7 @@ struct Parsed {
   const netlist::Op& op() const { return nl.graphs.at(0).ops.at(0); }
   const netlist::FusedOp& fused() const { return nl.fusedOps.at(0); }
 
-  OpSpec spec() const {
-    const netlist::Op& o = op();
-    OpSpec s;
-    s.name = o.name;
-    s.type = o.type.value;
-    s.attrs = &o.attributes;
-    s.t = o.t.present() ? o.t.value : 1;
-    s.grid = o.gridSize.value;
-    s.mblock = o.mblock.value;
-    s.ublock = o.ublock.value;
-    for (const auto& df : o.inDf) s.inDf.push_back(df.value);
-    s.outDf = o.outDf.value;
-    s.accDf = o.accDf.value;
-    s.intermedDf = o.intermedDf.value;
-    s.fidelity = o.mathFidelity.value;
-    s.arch = nl.devices.arch.at(0).value;
-    return s;
-  }
+  OpSpec spec() const { return specOf(op(), nl.devices.arch.at(0).value); }
 };
 
 // Parses (no parse errors allowed); with `valid`, the fused-op validator must
