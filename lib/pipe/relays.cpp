@@ -48,14 +48,28 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
                                   int category, const std::string& comment, SourceLoc loc) {
   const auto core = ethCore(at, loc);
   if (!core) return std::nullopt;
+  Buf b = relayLike(like, granule, type, op, category, comment);
+  Buffer& d = b.doc;
+  d.chipId = at.chip;
+  d.ethernetChan = at.chan;
+  d.core = *core;
+  d.mblockK = like.mblockK ? like.mblockK : 1;
+  links_.place(at, d.tileSize);
+  return addRelay(std::move(b));
+}
+
+// The part of a relay buffer both kinds share: `like`'s tiles and shape,
+// read like a packer, sized for two blocks of `granule` tiles where the
+// input allows. Nothing computes on a relay's core: it moves single tiles
+// as well as blocks, so it may shrink to one tile (or its reorder window)
+// when the core's L1 is short.
+Buf RelayChains::relayLike(const Buffer& like, int64_t granule, BufferType type, const Op* op, int category,
+                                const std::string& comment) {
   Buf b;
   b.category = category;
   b.orderKey = bufs_.size();
   b.op = op;
   b.packer = true;
-  // Nothing computes on an ethernet core: a relay moves single tiles as well
-  // as blocks, so it may shrink to one tile (or its reorder window) when
-  // the core's small L1 is short; it prefers two of its source's blocks.
   b.ublockTiles = 1;
   b.granule = 1;
   b.minSize = 1;
@@ -64,9 +78,6 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.mdOpName = like.mdOpName;
   d.bufferType = type;
   d.comment = comment;
-  d.chipId = at.chip;
-  d.ethernetChan = at.chan;
-  d.core = *core;
   d.tilesPerInput = like.tilesPerInput;
   d.epochTiles = static_cast<uint32_t>(like.tilesPerInput * inputCount_);
   d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * std::max<int64_t>(1, granule)));
@@ -76,14 +87,17 @@ std::optional<uint32_t> RelayChains::ethBuffer(const Buffer& like, int64_t granu
   d.ublockCt = like.ublockCt;
   d.mblockM = like.mblockM;
   d.mblockN = like.mblockN;
-  d.mblockK = like.mblockK ? like.mblockK : 1;
   d.untilizedOutput = like.untilizedOutput;
   d.untilizedOutputFullRDim = like.untilizedOutputFullRDim;
   d.untilizedOutputFullCDim = like.untilizedOutputFullCDim;
   d.untilizedOutputRDim = like.untilizedOutputRDim;
   d.untilizedOutputCDim = like.untilizedOutputCDim;
   d.untilizedOutputZDim = like.untilizedOutputZDim;
-  links_.place(at, d.tileSize);
+  return b;
+}
+
+// Appends relay `b`; its comment gains where it sits.
+uint32_t RelayChains::addRelay(Buf b) {
   bufs_.push_back(std::move(b));
   const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
   bufs_[h].doc.comment += " at " + where(h);
@@ -119,41 +133,12 @@ std::optional<uint32_t> RelayChains::pcieBuffer(const Buffer& like, int64_t gran
     return std::nullopt;
   }
   pcieTaken_.insert({chip, core->r, core->c});
-  Buf b;
-  b.category = 3;
-  b.orderKey = bufs_.size();
-  b.op = op;
-  b.packer = true;
-  b.ublockTiles = 1;
-  b.granule = 1;
-  b.minSize = 1;
+  Buf b = relayLike(like, granule, BufferType::Relay, op, 3, comment);
   Buffer& d = b.doc;
-  d.uniqid = sh_.newId();
-  d.mdOpName = like.mdOpName;
-  d.bufferType = BufferType::Relay;
-  d.comment = comment;
   d.chipId = chip;
   d.pcieRelay = true;
   d.core = *core;
-  d.untilizedOutput = like.untilizedOutput;
-  d.untilizedOutputFullRDim = like.untilizedOutputFullRDim;
-  d.untilizedOutputFullCDim = like.untilizedOutputFullCDim;
-  d.untilizedOutputRDim = like.untilizedOutputRDim;
-  d.untilizedOutputCDim = like.untilizedOutputCDim;
-  d.untilizedOutputZDim = like.untilizedOutputZDim;
-  d.tilesPerInput = like.tilesPerInput;
-  d.epochTiles = static_cast<uint32_t>(like.tilesPerInput * inputCount_);
-  d.sizeTiles = static_cast<uint32_t>(std::min<int64_t>(like.tilesPerInput, 2 * std::max<int64_t>(1, granule)));
-  d.tileSize = like.tileSize;
-  d.dataFormat = like.dataFormat;
-  d.ublockRt = like.ublockRt;
-  d.ublockCt = like.ublockCt;
-  d.mblockM = like.mblockM;
-  d.mblockN = like.mblockN;
-  bufs_.push_back(std::move(b));
-  const uint32_t h = static_cast<uint32_t>(bufs_.size() - 1);
-  bufs_[h].doc.comment += " at " + where(h);
-  return h;
+  return addRelay(std::move(b));
 }
 
 // A pipe moving every tile of `from`, in order, to `to` (a link of a

@@ -93,6 +93,11 @@ private:
   // (no op of the netlist on that chip uses it, no other PCIe relay took it).
   std::optional<uint32_t> pcieBuffer(const Buffer& like, int64_t granule, uint32_t chip, const netlist::Op* op,
                                      const std::string& comment, SourceLoc loc);
+  // What both kinds of relay share (shape of `like`, packer-like reads);
+  // the caller places it, then addRelay appends it.
+  Buf relayLike(const Buffer& like, int64_t granule, BufferType type, const netlist::Op* op, int category,
+                const std::string& comment);
+  uint32_t addRelay(Buf b);
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> pcieTaken_; // (chip, r, c)
   void noRoute(uint32_t from, uint32_t to, SourceLoc loc, const std::string& what);
   // Per tile of ethernet buffer `h`, the tile it carries from its chain's
