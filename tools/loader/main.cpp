@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   if (run->parsed()) opts.command = "run";
   if (deploy->parsed()) opts.command = "deploy";
   if (opts.command.empty() && opts.netlist.empty()) {
-    toolError(std::cerr, "loader") << "no netlist given (loader run <netlist.yaml>, or loader <netlist.yaml>)\n"
+    tessera::toolError(std::cerr, "loader") << "no netlist given (loader run <netlist.yaml>, or loader <netlist.yaml>)\n"
               << "Run with --help for usage.\n";
     return 2;
   }
