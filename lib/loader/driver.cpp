@@ -320,6 +320,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     err << kTool << ": error: deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
     return 2;
   }
+  if (!opts.pipesFrom.empty() && (!runCommand || opts.target != "sim")) {
+    err << kTool << ": error: --pipes-from replaces net2pipe's files when `loader run` builds for the simulated "
+        << "chip; --target golden builds nothing\n";
+    return 2;
+  }
   if (opts.target == "sim" && opts.buildDir.empty()) {
     err << kTool << ": error: --target sim needs --build-dir <dir> with the stage tools' artifacts "
         << "(loader run <netlist> builds them)\n";
@@ -525,7 +530,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       }
       out << kTool << ": building " << opts.buildDir << "\n";
       BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                         opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
+                         opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster, opts.pipesFrom, {}};
+      const netlist::ValidationTarget target{arch, &device, cluster};
+      build.importPipes = [&](const std::string& dir, const std::vector<ForeignEpoch>& epochs) {
+        return importForeignPipes(nl, target, dir, epochs);
+      };
       return buildArtifacts(build, out, err);
     };
     if (int rc = agree(root ? build() : 0); rc != 0) return rc;
