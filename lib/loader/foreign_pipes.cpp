@@ -1,5 +1,6 @@
 #include "loader/foreign_pipes.hpp"
 
+#include "formats/formats.hpp"
 #include "hlk/config.hpp"
 #include "netlist/enums.hpp"
 #include "pipe/pipegen_yaml_writer.hpp"
@@ -66,9 +67,9 @@ std::string readForeignFiles(const std::string& dir, std::vector<ForeignFile>& f
 
 // The data format of each buffer: the operand's format in our kernel's
 // configuration, a queue's df, else that of the buffer a pipe links it to.
-class FormatFill {
+class KernelFit {
 public:
-  FormatFill(const netlist::Netlist& nl, const netlist::ValidationTarget& target) : nl_(nl), target_(target) {
+  KernelFit(const netlist::Netlist& nl, const netlist::ValidationTarget& target) : nl_(nl), target_(target) {
     for (const auto& g : nl.graphs)
       for (const auto& op : g.ops) ops_.emplace(op.name, &op);
     for (const auto& q : nl.queues) queues_.emplace(q.name, &q);
@@ -112,6 +113,58 @@ public:
     return {};
   }
 
+  // The kernels are ours, so the buffers no pipe touches (intermediates and
+  // partial sums, operands 24-31) are sized for our kernel's schedule, and
+  // ones our kernel has and the file lacks are added on every core the file
+  // places the op on; an input buffer holds at least what our kernel needs to
+  // make progress. Without this our fused kernels wait on a full
+  // intermediate BUDA sized for its own kernel.
+  void fitKernelBuffers(pipe::PipegenYaml& doc) {
+    pipe::BufferId next = 0;
+    std::map<std::pair<std::string, std::pair<uint32_t, std::pair<int, int>>>, pipe::Buffer*> byOperand;
+    std::map<std::string, std::vector<const pipe::Buffer*>> opCores; // one buffer per core: the packer
+    for (pipe::Buffer& b : doc.buffers) {
+      next = std::max(next, b.uniqid + std::max<uint32_t>(1, b.replicate));
+      byOperand[{b.mdOpName, {b.id, {b.core.r, b.core.c}}}] = &b;
+      if (b.bufferType == pipe::BufferType::Packer && ops_.count(b.mdOpName)) opCores[b.mdOpName].push_back(&b);
+    }
+    std::vector<pipe::Buffer> added;
+    for (const auto& [opName, packers] : opCores) {
+      const hlk::KernelConfig* cfg = config(*ops_.at(opName));
+      if (!cfg) continue;
+      for (const hlk::OperandInfo& o : cfg->operands) {
+        const bool internal = o.role == hlk::OperandRole::Intermediate || o.role == hlk::OperandRole::Spill;
+        if (!internal && o.role != hlk::OperandRole::Input) continue;
+        const auto tiles = static_cast<uint32_t>(o.minTiles);
+        for (const pipe::Buffer* packer : packers) {
+          auto it = byOperand.find({opName, {static_cast<uint32_t>(o.operand), {packer->core.r, packer->core.c}}});
+          if (it != byOperand.end()) {
+            pipe::Buffer& b = *it->second;
+            if (internal) b.sizeTiles = b.scatterGatherNumTiles = b.epochTiles = tiles;
+            else if (!b.isScatter) b.sizeTiles = std::max(b.sizeTiles, tiles);
+            continue;
+          }
+          if (!internal) continue; // a missing input is the file's to explain (pipegen reports it)
+          pipe::Buffer b;
+          b.uniqid = next++;
+          b.comment = "Op " + opName + ": kernel intermediate buf " + std::to_string(o.operand - 24) +
+                      " (added for our kernel by loader --pipes-from)";
+          b.mdOpName = opName;
+          b.bufferType = pipe::BufferType::Intermediate;
+          b.bufferTypeText = "intermediate";
+          b.id = static_cast<uint32_t>(o.operand);
+          b.chipId = packer->chipId;
+          b.core = packer->core;
+          b.sizeTiles = b.scatterGatherNumTiles = b.epochTiles = tiles;
+          b.tileSize = netlist::tileSizeBytes(o.df); // 32x32: BUDA's files are for grayskull
+          b.dataFormat = std::string(netlist::dataFormatName(o.df));
+          added.push_back(std::move(b));
+        }
+      }
+    }
+    for (pipe::Buffer& b : added) doc.buffers.push_back(std::move(b));
+  }
+
 private:
   std::optional<netlist::DataFormat> own(const pipe::Buffer& b) {
     if (auto q = queues_.find(b.mdOpName); q != queues_.end() && q->second->df.present()) return q->second->df.value;
@@ -152,7 +205,7 @@ std::string importForeignPipes(const netlist::Netlist& nl, const netlist::Valida
                                const std::string& dir, const std::vector<ForeignEpoch>& epochs) {
   std::vector<ForeignFile> files;
   if (std::string error = readForeignFiles(dir, files); !error.empty()) return error;
-  FormatFill formats(nl, target);
+  KernelFit formats(nl, target);
   for (const ForeignEpoch& e : epochs) {
     auto file = std::find_if(files.begin(), files.end(), [&](const ForeignFile& f) {
       return std::find(e.graphs.begin(), e.graphs.end(), f.doc.graphName) != e.graphs.end();
@@ -164,6 +217,7 @@ std::string importForeignPipes(const netlist::Netlist& nl, const netlist::Valida
              std::to_string(e.epoch) + " (" + graphs + ")";
     }
     pipe::PipegenYaml doc = file->doc;
+    formats.fitKernelBuffers(doc);
     if (std::string error = formats.fill(doc, file->path); !error.empty()) return error;
     const std::string text = pipe::writePipegenYaml(doc);
     std::error_code ec;
