@@ -23,6 +23,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace tessera::pipe {
@@ -87,8 +88,16 @@ public:
       createOpBuffers(*op, *cfg);
     }
     if (!ok_) return false;
-    for (const Op* op : ops_)
-      for (size_t i = 0; i < op->inputs.size(); ++i) buildInputPipes(*op, i);
+    // Inputs by increasing chip-to-chip hop count, as BUDA's router takes
+    // chip-to-chip pipes: short crossings get the direct links, long chains
+    // then route around what they left (LinkPlanner::route). Otherwise in
+    // op order.
+    std::vector<std::tuple<size_t, size_t, size_t>> inputs;  // (hops, op, input)
+    for (size_t k = 0; k < ops_.size(); ++k)
+      for (size_t i = 0; i < ops_[k]->inputs.size(); ++i) inputs.push_back({inputHops(*ops_[k], i), k, i});
+    std::stable_sort(inputs.begin(), inputs.end(),
+                     [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    for (auto [hops, k, i] : inputs) buildInputPipes(*ops_[k], i);
     for (const Queue& q : nl_.queues) {
       auto it = opsByName_.find(q.input.value);
       if (it != opsByName_.end()) buildQueueWrite(q, *it->second);
@@ -467,6 +476,17 @@ private:
     DataFormat df = DataFormat::Float16_b;
     const Queue* queue = nullptr;
   };
+
+  // Ethernet hops between an input's producer (op or queue) and its op.
+  size_t inputHops(const Op& op, size_t input) const {
+    const std::string& name = op.inputs[input].name;
+    std::optional<uint32_t> from;
+    if (auto q = sh_.queues.find(name); q != sh_.queues.end()) from = chipOf(*q->second);
+    else if (auto o = opsByName_.find(name); o != opsByName_.end()) from = chipOfOp(*o->second);
+    if (!from || *from == chipOfOp(op)) return 0;
+    const size_t n = sh_.cluster.route(*from, chipOfOp(op)).size();
+    return n > 1 ? n - 1 : 0;
+  }
 
   std::optional<Producer> producerOf(const Op& consumer, size_t input) {
     const Operand& in = consumer.inputs[input];
