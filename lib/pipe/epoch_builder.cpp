@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace tessera::pipe {
 
@@ -61,8 +62,16 @@ bool EpochBuilder::build(PipegenYaml& yaml) {
     createOpBuffers(*op, *cfg);
   }
   if (!ok_) return false;
-  for (const Op* op : ops_)
-    for (size_t i = 0; i < op->inputs.size(); ++i) buildInputPipes(*op, i);
+  // Inputs by increasing chip-to-chip hop count, as BUDA's router takes
+  // chip-to-chip pipes: short crossings get the direct links, long chains
+  // then route around what they left (LinkPlanner::route). Otherwise in
+  // op order.
+  std::vector<std::tuple<size_t, size_t, size_t>> inputs;  // (hops, op, input)
+  for (size_t k = 0; k < ops_.size(); ++k)
+    for (size_t i = 0; i < ops_[k]->inputs.size(); ++i) inputs.push_back({inputHops(*ops_[k], i), k, i});
+  std::stable_sort(inputs.begin(), inputs.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  for (auto [hops, k, i] : inputs) buildInputPipes(*ops_[k], i);
   for (const Queue& q : nl_.queues) {
     auto it = opsByName_.find(q.input.value);
     if (it != opsByName_.end()) buildQueueWrite(q, *it->second);

@@ -131,6 +131,16 @@ private:
     const Queue* queue = nullptr;
   };
 
+  // Ethernet hops between an input's producer (op or queue) and its op.
+  size_t inputHops(const Op& op, size_t input) const {
+    const std::string& name = op.inputs[input].name;
+    std::optional<uint32_t> from;
+    if (auto q = sh_.queues.find(name); q != sh_.queues.end()) from = chipOf(*q->second);
+    else if (auto o = opsByName_.find(name); o != opsByName_.end()) from = chipOfOp(*o->second);
+    if (!from || *from == chipOfOp(op)) return 0;
+    const size_t n = sh_.cluster.route(*from, chipOfOp(op)).size();
+    return n > 1 ? n - 1 : 0;
+  }
   std::optional<Producer> producerOf(const Op& consumer, size_t input);
   void buildInputPipes(const Op& op, size_t input);
   static std::string coresText(const std::vector<CoreCoord>& cs);

@@ -79,6 +79,36 @@ int StreamBuilder::newExtraStream(size_t plan, StreamRole role, const std::vecto
   return -1;
 }
 
+// A packer sending `emissions` (offset, tiles) of its `period`, in that
+// order: after each emission it releases the longest prefix of the period
+// no later emission reads (and the packer has surely pushed), `freed[k]`.
+// Returns the ring that must hold what is read but not yet released (the
+// reorder window), rounded up to the packer's push unit `unit` (a ublock:
+// it waits for room for the whole ublock before it writes the tile an
+// emission needs).
+static uint64_t reorderWindow(const std::vector<std::pair<uint64_t, uint64_t>>& emissions, uint64_t period,
+                              uint64_t unit, std::vector<uint64_t>& freed) {
+  auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
+  const size_t K = emissions.size();
+  std::vector<uint64_t> laterMin(K, period);
+  for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
+  freed.assign(K, 0);
+  uint64_t released = 0, maxEnd = 0, window = 0;
+  for (size_t k = 0; k < K; ++k) {
+    uint64_t end = satAdd(emissions[k].first, emissions[k].second);
+    maxEnd = std::max(maxEnd, end);
+    window = std::max(window, pushedBy(end) - std::min(pushedBy(end), released));
+    if (k + 1 == K) {
+      window = std::max(window, pushedBy(period) - std::min(pushedBy(period), released));
+      freed[k] = period;
+    } else {
+      freed[k] = std::max(released, std::min(laterMin[k], maxEnd));
+      released = freed[k];
+    }
+  }
+  return window;
+}
+
 // How the packer of buffer `bi` sends its tiles to its reader plans:
 // merged, FIFO or windowed (emission order, releases, ring). Returns true
 // when the ring had to grow past the buffer's size_tiles because readers
@@ -180,31 +210,9 @@ bool StreamBuilder::planPackerEmissions(size_t lane) {
   packerEmissions_[lane] = emissions.size();
   packerFreed_[lane].clear();
   if (fifo) return false;
-  // Windowed: after each emission release the longest prefix of the period
-  // no later emission reads (and the packer has surely pushed); the ring
-  // must hold what is read but not yet released (the reorder window),
-  // rounded up to the packer's push unit (a ublock: it waits for room for
-  // the whole ublock before it writes the tile an emission needs).
   const Buffer& packer = bufferAt(static_cast<uint32_t>(bi));
-  const uint64_t unit = ublockTiles(packer);
-  auto pushedBy = [unit](uint64_t end) { return (end + unit - 1) / unit * unit; };
-  size_t K = emissions.size();
-  std::vector<uint64_t> laterMin(K, in.period);
-  for (size_t k = K; k-- > 1;) laterMin[k - 1] = std::min(laterMin[k], emissions[k].first);
-  std::vector<uint64_t> freed(K);
-  uint64_t released = 0, maxEnd = 0, window = 0;
-  for (size_t k = 0; k < K; ++k) {
-    uint64_t end = satAdd(emissions[k].first, emissions[k].second);
-    maxEnd = std::max(maxEnd, end);
-    window = std::max(window, pushedBy(end) - std::min(pushedBy(end), released));
-    if (k + 1 == K) {
-      window = std::max(window, pushedBy(in.period) - std::min(pushedBy(in.period), released));
-      freed[k] = in.period;
-    } else {
-      freed[k] = std::max(released, std::min(laterMin[k], maxEnd));
-      released = freed[k];
-    }
-  }
+  std::vector<uint64_t> freed;
+  uint64_t window = reorderWindow(emissions, in.period, ublockTiles(packer), freed);
   if (!opts_.releaseWindows) {
     // Release only whole periods: the ring holds the whole period.
     std::fill(freed.begin(), freed.end(), 0);
@@ -281,21 +289,38 @@ bool StreamBuilder::placeEndpoints() {
     // than two op readers keeps one lane (its readers interleave or share a
     // multicast on the operand stream, as before), saving streams.
     // A reader that jumps through the period (a TM's gather, a matmul's
-    // ublock order) makes its lane's window, and so the packer's ring, the
-    // whole period: lanes then only when the period is at most twice the
-    // buffer (else such forks keep the interleaved lane, whose split
-    // granules keep the ring small: output padding's 3072-tile periods).
+    // ublock order) makes its lane's window, and so the packer's ring, as
+    // large as the span it jumps over: lanes then only when every reader's
+    // own window fits the buffer, or the period is at most twice the buffer
+    // (else such forks keep the interleaved lane, whose split granules keep
+    // the ring small: output padding's 3072-tile periods). A reader that
+    // jumps only within an mblock (a matmul gathering sub-ublocks of a
+    // column-ordered producer, read beside an eltwise op that joins the
+    // matmul's result) gets its lane: interleaved, the eltwise reader's
+    // full input held back the tiles the matmul needed (a hang).
     size_t opReaders = 0;
     bool inOrder = true;
+    bool windowsFit = opts_.releaseWindows;
     bool chained = false;  // read through relay chains (ethernet.cpp): lanes by chain, below
+    const Buffer& packer = bufferAt(static_cast<uint32_t>(bi));
     for (size_t pi : in.readerPlans) {
       opReaders += !plans_[pi].dramOut;
       for (const Chunk& c : plans_[pi].chunks) chained |= c.buf == bi && c.path != 0;
       uint64_t next = 0;
+      bool readerInOrder = true;
+      std::vector<std::pair<uint64_t, uint64_t>> emissions;
+      for (uint64_t r = 0; r < plans_[pi].passesPerRound && windowsFit; ++r)
+        for (const Chunk& c : plans_[pi].chunks)
+          if (c.buf == bi) emissions.push_back({c.offset, c.tiles});
       for (const Chunk& c : plans_[pi].chunks) {
         if (c.buf != bi) continue;
-        if (c.offset != next % std::max<uint64_t>(in.period, 1)) inOrder = false;
+        if (c.offset != next % std::max<uint64_t>(in.period, 1)) readerInOrder = false;
         next = c.offset + c.tiles;
+      }
+      inOrder &= readerInOrder;
+      if (!readerInOrder && windowsFit && !emissions.empty()) {
+        std::vector<uint64_t> freed;
+        windowsFit = reorderWindow(emissions, in.period, ublockTiles(packer), freed) <= packer.sizeTiles;
       }
     }
     // Reader plans per lane.
@@ -317,7 +342,7 @@ bool StreamBuilder::placeEndpoints() {
         lanes[k].push_back(pi);
       }
       if (std::count(paths.begin(), paths.end(), UINT32_MAX)) lanes = {in.readerPlans};  // mixed: one lane
-    } else if (opReaders < 2 || !(inOrder || in.period <= 2 * uint64_t{bufferAt(static_cast<uint32_t>(bi)).sizeTiles})) {
+    } else if (opReaders < 2 || !(inOrder || windowsFit || in.period <= 2 * uint64_t{packer.sizeTiles})) {
       lanes = {in.readerPlans};
     } else {
       for (size_t pi : in.readerPlans) lanes.push_back({pi});
