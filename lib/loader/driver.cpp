@@ -819,12 +819,12 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
                   timed.cpuSeconds() > 0 ? cycles / timed.cpuSeconds() : 0.0);
     out << "profile (sim): " << simTarget->epochsRun() << " epochs, " << simTarget->totalCycles() << " cycles" << rate
         << "\n";
-    if (ex.host)
-      out << "profile (sim): stimulus: " << ex.host->reused() << " entries from the reference run, "
-          << ex.host->generated() << " generated\n";
     const sim::BinariesCounters b = simTarget->binariesCounters();
     out << "profile (sim): binaries cache: " << b.commands << " epoch commands, " << b.pushes << " images pushed ("
         << b.pushedBytes << " bytes), " << b.hits << " cache hits, " << b.evictions << " evictions\n";
+    if (ex.host)
+      out << "profile (sim): stimulus: " << ex.host->reused() << " entries from the reference run, "
+          << ex.host->generated() << " generated\n";
   } else if (opts.profile) {
     out << "profile (golden, " << golden->threads() << (golden->threads() == 1 ? " thread" : " threads")
         << "; wall time per op type):\n";
