@@ -1,6 +1,5 @@
 #include "loader/foreign_pipes.hpp"
 
-#include "formats/formats.hpp"
 #include "hlk/config.hpp"
 #include "netlist/enums.hpp"
 #include "pipe/pipegen_yaml_writer.hpp"
@@ -8,6 +7,7 @@
 #include "support/file_io.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -205,7 +205,7 @@ std::string importForeignPipes(const netlist::Netlist& nl, const netlist::Valida
                                const std::string& dir, const std::vector<ForeignEpoch>& epochs) {
   std::vector<ForeignFile> files;
   if (std::string error = readForeignFiles(dir, files); !error.empty()) return error;
-  KernelFit formats(nl, target);
+  KernelFit kernels(nl, target);
   for (const ForeignEpoch& e : epochs) {
     auto file = std::find_if(files.begin(), files.end(), [&](const ForeignFile& f) {
       return std::find(e.graphs.begin(), e.graphs.end(), f.doc.graphName) != e.graphs.end();
@@ -217,8 +217,8 @@ std::string importForeignPipes(const netlist::Netlist& nl, const netlist::Valida
              std::to_string(e.epoch) + " (" + graphs + ")";
     }
     pipe::PipegenYaml doc = file->doc;
-    formats.fitKernelBuffers(doc);
-    if (std::string error = formats.fill(doc, file->path); !error.empty()) return error;
+    kernels.fitKernelBuffers(doc);
+    if (std::string error = kernels.fill(doc, file->path); !error.empty()) return error;
     const std::string text = pipe::writePipegenYaml(doc);
     std::error_code ec;
     fs::create_directories(fs::path(e.output).parent_path(), ec);
