@@ -4,6 +4,7 @@
 #   scripts/anchors.sh [--build-dir DIR] [--keep DIR] [NETLIST...]
 #   scripts/anchors.sh --judge NETLIST SCRATCH      (one verdict line; used by conformance.sh)
 #   scripts/anchors.sh --list DIR...                (the netlists under DIR... that have BUDA's artifacts)
+#   scripts/anchors.sh --dir NETLIST                (the directory of BUDA's artifacts of NETLIST; exit 1: none)
 #
 # For each netlist (default: every netlist of the corpus that has BUDA's
 # artifacts in $ANCHORS, i.e. BUDA accepts it for grayskull): our net2pipe
@@ -117,6 +118,11 @@ if [ "${1:-}" = --list ]; then
   while IFS= read -r -d '' f; do anchor_dir "$f" >/dev/null && echo "$f"; done \
     < <(find "$@" -type f -name '*.yaml' -print0 | LC_ALL=C sort -z)
   exit 0
+fi
+if [ "${1:-}" = --dir ]; then
+  [ $# -eq 2 ] || { echo "usage: anchors.sh --dir NETLIST" >&2; exit 2; }
+  anchor_dir "$2"
+  exit
 fi
 if [ "${1:-}" = --judge ]; then
   [ $# -eq 3 ] || { echo "usage: anchors.sh --judge NETLIST SCRATCH" >&2; exit 2; }

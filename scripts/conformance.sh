@@ -40,6 +40,12 @@
 #                BUDA's pipegen2 and blobgen2 on our files when ../shared/anchor-tools
 #                exists (scripts/anchors.sh: PASS = BUDA accepts every epoch; a netlist
 #                our net2pipe does not compile is SKIPPED)
+#        pipes-from  the same anchored netlists on the simulated chip for grayskull
+#                (loader run --arch grayskull): first with our own net2pipe's pipes,
+#                then with BUDA's net2pipe output from anchor-artifacts (loader run
+#                --pipes-from, docs/loader.md). PASS = both runs pass; FAIL = ours
+#                pass and BUDA's do not; a netlist whose own run fails is SKIPPED
+#                with that run's reason (it says nothing about BUDA's pipes)
 #
 # -j N runs N netlists side by side (default: one per CPU this process may
 # use); the per-file lines keep the input order. --resume keeps a results
@@ -96,7 +102,8 @@ case "$stage" in
   pipes) tool="$build/tools/net2pipe/net2pipe" ;;
   sim) tool="$build/tools/loader/loader" ;;
   anchors) tool="$build/tools/net2pipe/net2pipe" ;;
-  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes, sim, anchors)" >&2; exit 2 ;;
+  pipes-from) tool="$build/tools/loader/loader" ;;
+  *) echo "conformance.sh: unknown stage '$stage' (known: check, golden, kernels, pipes, sim, anchors, pipes-from)" >&2; exit 2 ;;
 esac
 for t in "$tool" "$check_tool"; do
   if [ ! -x "$t" ]; then
@@ -239,7 +246,22 @@ judge() {
     BUILD_DIR="$build" TIMEOUT="$limit" "$root/scripts/anchors.sh" --judge "$file" "$scratch"
     return
   fi
-  if [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
+  if [ "$stage" = pipes-from ]; then
+    local adir
+    adir="$("$root/scripts/anchors.sh" --dir "$file")" || { echo "SKIP no-anchor $file: no BUDA artifacts"; return; }
+    arch_args=(--arch grayskull)
+    run_args=()
+    read -r -a run_args <<<"$(runs_for "$file")" || true
+    run_sim "$file"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      if [ $rc -eq 124 ]; then echo "SKIP own-run-timeout $file"
+      else echo "SKIP own-run-$(first_error "$file" || echo "exit-$rc $file")"; fi
+      return
+    fi
+    run_args+=(--pipes-from "$adir")
+    run_sim "$file"
+  elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
     timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -277,8 +299,8 @@ judge() {
 }
 
 files=()
-if [ "$stage" = anchors ]; then
-  if [ ! -x "${ANCHOR_TOOLS:-$root/../shared/anchor-tools}/run.sh" ]; then
+if [ "$stage" = anchors ] || [ "$stage" = pipes-from ]; then
+  if [ "$stage" = anchors ] && [ ! -x "${ANCHOR_TOOLS:-$root/../shared/anchor-tools}/run.sh" ]; then
     echo "conformance.sh: BUDA's anchor tools are absent: only our net2pipe and the comparison run" >&2
   fi
   mapfile -t files < <("$root/scripts/anchors.sh" --list "$@")
@@ -386,6 +408,8 @@ if [ -n "$resume" ]; then
 fi
 if [ "$stage" = anchors ]; then
   echo "$passed passed, $failed failed, $rejected not compiled by net2pipe"
+elif [ "$stage" = pipes-from ]; then
+  echo "$passed passed, $failed failed, $rejected whose own run fails"
 elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
   echo "$passed passed, $failed failed, $rejected rejected by check"
 else

@@ -281,10 +281,30 @@ bool Builder::pipeChain() {
   auto index = netlistStage("net2pipe", "epochs.yaml");
   if (!index) return false;
   std::vector<std::pair<uint32_t, std::string>> epochs;
+  std::vector<ForeignEpoch> foreign;
   yaml::Node list = index->root()["epochs"];
-  for (size_t i = 0; list.IsSequence() && i < list.size(); ++i)
-    epochs.emplace_back(static_cast<uint32_t>(std::stoul(list[i]["epoch"].Scalar())),
-                        path(list[i]["pipegen"].Scalar()));
+  for (size_t i = 0; list.IsSequence() && i < list.size(); ++i) {
+    const auto id = static_cast<uint32_t>(std::stoul(list[i]["epoch"].Scalar()));
+    if (opt_.pipesFrom.empty()) {
+      epochs.emplace_back(id, path(list[i]["pipegen"].Scalar()));
+      continue;
+    }
+    // Beside our net2pipe's own file, so a later run without --pipes-from
+    // finds ours untouched (and the stamps, which hold the paths, rebuild).
+    ForeignEpoch e{id, {}, path("temporal_epoch_" + std::to_string(id) + "/imported/pipegen.yaml")};
+    for (size_t g = 0; list[i]["graphs"].IsSequence() && g < list[i]["graphs"].size(); ++g)
+      e.graphs.push_back(list[i]["graphs"][g].Scalar());
+    epochs.emplace_back(id, e.output);
+    foreign.push_back(std::move(e));
+  }
+  if (!opt_.pipesFrom.empty()) {
+    if (std::string error = opt_.importPipes(opt_.pipesFrom, foreign); !error.empty()) {
+      Job import{"net2pipe", "--pipes-from", {}, {}, {}, {}};
+      import.chain = 1;
+      fail(import, 1, "loader: error: " + error + (error.back() == '\n' ? "" : "\n"));
+      return false;
+    }
+  }
   return epochJobs(index->root()["arch"].Scalar(), epochs);
 }
 

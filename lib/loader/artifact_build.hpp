@@ -11,6 +11,9 @@
 // next run either trusts because they are complete or rebuilds. hlkc always
 // runs: its own content-hash cache decides what compiles.
 #pragma once
+#include "loader/foreign_pipes.hpp"
+
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -28,6 +31,11 @@ struct BuildOptions {
   std::string hlkcCacheDir;             // empty: hlkc's default
   std::string clusterFile;              // --cluster FILE for net2pipe, pipegen and blobgen (empty: none; a
                                         // netlist over N chips then gets its arch's default topology)
+  // --pipes-from DIR: another net2pipe's pipegen.yaml files replace ours,
+  // imported by `importPipes` (importForeignPipes with the run's netlist) into
+  // temporal_epoch_<E>/imported/; pipegen and blobgen then run on those.
+  std::string pipesFrom;
+  std::function<std::string(const std::string& dir, const std::vector<ForeignEpoch>&)> importPipes;
 };
 
 // Where the stage tool `name` is: toolsDir/name, toolsDir/tools/name/name

@@ -46,6 +46,9 @@ using formats::Tensor;
 namespace {
 
 constexpr const char* kTool = "loader";
+// At most this much packed stimulus is kept from the reference run for the
+// chip run (about 500 M values of Bfp8_b; beyond it the chip run generates).
+constexpr size_t kSharedStimulusBytes = size_t{512} << 20;
 
 using sim::WireReader;
 using sim::WireWriter;
@@ -128,6 +131,7 @@ struct RunSetup {
   uint64_t seed;
   bool trace;
   Arch arch; // decides the temporal epochs
+  GeneratedEntries* generated = nullptr; // stimulus entries shared between the runs
 };
 
 // One run of the programs: its queues and what the host pushed.
@@ -147,6 +151,7 @@ bool runPrograms(const RunSetup& s, runtime::Target& target, std::map<std::strin
   ex.store = std::make_unique<runtime::QueueStore>(nl);
   ex.store->recordWrites(recording);
   ex.host = std::make_unique<HostIo>(nl, std::move(inputs), s.seed, recordPushes);
+  ex.host->share(s.generated);
   ex.host->attach(*ex.store);
   for (const auto& name : s.preloaded)
     for (const auto& q : nl.queues)
@@ -319,6 +324,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   if (runCommand && opts.target == "sim" && opts.buildDir.empty()) opts.buildDir = defaultBuildDir(opts.netlist);
   if (!opts.command.empty() && opts.target == "golden" && !runCommand) {
     toolError(err, kTool) << "deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
+    return 2;
+  }
+  if (!opts.pipesFrom.empty() && (!runCommand || opts.target != "sim")) {
+    err << kTool << ": error: --pipes-from replaces net2pipe's files when `loader run` builds for the simulated "
+        << "chip; --target golden builds nothing\n";
     return 2;
   }
   if (opts.target == "sim" && opts.buildDir.empty()) {
@@ -522,7 +532,11 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       }
       out << kTool << ": building " << opts.buildDir << "\n";
       BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
-                         opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster};
+                         opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster, opts.pipesFrom, {}};
+      const netlist::ValidationTarget target{arch, &device, cluster};
+      build.importPipes = [&](const std::string& dir, const std::vector<ForeignEpoch>& epochs) {
+        return importForeignPipes(nl, target, dir, epochs);
+      };
       return buildArtifacts(build, out, err);
     };
     if (int rc = agree(root ? build() : 0); rc != 0) return rc;
@@ -591,6 +605,9 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     for (const auto& q : nl.queues)
       if (q.name == name && isHostSide(q) && q.type.value == netlist::IoType::Ram) preloaded.push_back(name);
   RunSetup setup{&nl, programs, given, driverGiven, preloaded, opts.seed, opts.trace, arch};
+  // The chip run takes the stimulus entries the reference run generated
+  // (the same seed: the same bits) instead of generating them again.
+  GeneratedEntries generated(kSharedStimulusBytes);
   // Only the reference's log is kept: its queues and host go before the
   // chip runs (a large netlist's queues are gigabytes).
   std::map<std::string, std::vector<formats::PackedTensor>> referenceLog;
@@ -599,6 +616,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     GoldenTarget golden(nl, arch, opts.threads);
     Execution reference;
     golden.setPartialsInPlace(hlk::gradientPartialsInPlace(nl, netlist::ValidationTarget{arch, &device, cluster}));
+    setup.generated = &generated;
     if (runPrograms(setup, golden, inputs, true, false, false, reference, diags, out, err)) {
       out << kTool << ": reference model (golden): " << reference.executes << " executes\n";
       referenceLog = reference.store->releaseWriteLog();
@@ -607,6 +625,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       referenceFailed = true;
     }
   }
+  generated.filling = false;
   // --mpi: the other ranks stop too when rank 0's reference run failed.
   if (agree(referenceFailed ? 1 : 0) != 0) return 1;
 
@@ -807,6 +826,9 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     const sim::BinariesCounters b = simTarget->binariesCounters();
     out << "profile (sim): binaries cache: " << b.commands << " epoch commands, " << b.pushes << " images pushed ("
         << b.pushedBytes << " bytes), " << b.hits << " cache hits, " << b.evictions << " evictions\n";
+    if (ex.host)
+      out << "profile (sim): stimulus: " << ex.host->reused() << " entries from the reference run, "
+          << ex.host->generated() << " generated\n";
   } else if (opts.profile) {
     out << "profile (golden, " << golden->threads() << (golden->threads() == 1 ? " thread" : " threads")
         << "; wall time per op type):\n";

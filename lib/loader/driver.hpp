@@ -51,6 +51,7 @@ struct LoaderOptions {
   bool verbose = false;                 // print each stage command
   std::vector<std::string> pipegenArgs;
   std::string hlkcCacheDir;
+  std::string pipesFrom; // run: another net2pipe's pipegen.yaml files instead of ours (foreign_pipes.hpp)
 };
 
 // Returns the exit code: 0 success, 1 the netlist, its inputs or a comparison

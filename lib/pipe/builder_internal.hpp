@@ -1,4 +1,4 @@
-// What net2pipe's epoch builder (builder.cpp) shares with its relay chains
+// What net2pipe's epoch builder (epoch_builder.hpp) shares with its relay chains
 // (relays.cpp): the netlist-wide state, the buffers and pending pipes of the
 // epoch being built. Internal to lib/pipe.
 #pragma once

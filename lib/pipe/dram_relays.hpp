@@ -1,6 +1,6 @@
 // DRAM reads beyond a core's DRAM input streams go through relay buffers on
 // idle cores (docs/net2pipe.md "DRAM reads beyond the core's streams").
-// Internal to lib/pipe: the epoch builder (builder.cpp) calls it after
+// Internal to lib/pipe: the epoch builder (epoch_builder.cpp) calls it after
 // splitting multicasts, before sizing buffers and checking resources.
 #pragma once
 #include "pipe/builder_internal.hpp"

@@ -1,6 +1,7 @@
 #include "pipe/ethernet.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace tessera::pipe {
 
@@ -67,42 +68,77 @@ bool LinkPlanner::room(EthEndpoint at, uint64_t tileBytes) const {
   return (!ethStreams_ || u.relays + 1 <= ethStreams_) && (!ethL1_ || u.bytes + tileBytes <= ethL1_);
 }
 
-bool LinkPlanner::usable(ChipId u, ChipId v, uint64_t tileBytes) const {
+uint64_t LinkPlanner::hopCost(ChipId u, ChipId v, uint64_t tileBytes) const {
+  // The least used link of the pair that still takes the relay, by the
+  // relays on its busier end; none: the hop is closed.
+  std::optional<uint32_t> load;
   for (const EthLink& l : cluster_.linksBetween(u, v))
-    if (room(l, tileBytes)) return true;
-  return false;
+    if (room(l, tileBytes)) {
+      const uint32_t busier = std::max(relaysAt(l.a), relaysAt(l.b));
+      load = load ? std::min(*load, busier) : busier;
+    }
+  return load ? kHopCost + *load : kClosed;
 }
 
 std::vector<ChipId> LinkPlanner::route(ChipId from, ChipId to, uint64_t tileBytes) const {
   const std::vector<ChipId> direct = cluster_.route(from, to);
-  bool ok = !direct.empty();
-  for (size_t i = 0; ok && i + 1 < direct.size(); ++i) ok = usable(direct[i], direct[i + 1], tileBytes);
-  if (ok || direct.empty()) return direct;
-  // Breadth first over links with room, neighbours in id order.
-  std::map<ChipId, ChipId> parent{{from, from}};
-  std::vector<ChipId> frontier{from};
-  while (!frontier.empty() && !parent.count(to)) {
-    std::vector<ChipId> next;
-    for (ChipId u : frontier) {
-      std::vector<ChipId> nbrs;
-      for (const EthLink& l : cluster_.links) {
-        if (l.a.chip == u) nbrs.push_back(l.b.chip);
-        if (l.b.chip == u) nbrs.push_back(l.a.chip);
-      }
-      std::sort(nbrs.begin(), nbrs.end());
-      nbrs.erase(std::unique(nbrs.begin(), nbrs.end()), nbrs.end());
-      for (ChipId v : nbrs)
-        if (!parent.count(v) && usable(u, v, tileBytes)) {
-          parent[v] = u;
-          next.push_back(v);
-        }
-    }
-    frontier = std::move(next);
+  if (direct.size() < 2) return direct;
+  std::map<ChipId, std::vector<ChipId>> nbrs;  // ascending, each once
+  for (const EthLink& l : cluster_.links) {
+    nbrs[l.a.chip].push_back(l.b.chip);
+    nbrs[l.b.chip].push_back(l.a.chip);
   }
-  if (!parent.count(to)) return direct;
-  std::vector<ChipId> path{to};
-  while (path.back() != from) path.push_back(parent.at(path.back()));
-  std::reverse(path.begin(), path.end());
+  for (auto& [c, n] : nbrs) {
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+  }
+  // Dijkstra from `to` (a hop costs the same both ways): each hop weighs
+  // kHopCost plus the relays already on its least used link, so routes
+  // stay short and, among routes of one length, avoid the busy links
+  // (BUDA's router weighs hops by the streams already on their ethernet
+  // cores). Links without room are closed: a detour around full ones.
+  std::map<ChipId, uint64_t> dist{{to, 0}};
+  std::set<std::pair<uint64_t, ChipId>> open{{0, to}};
+  std::map<std::pair<ChipId, ChipId>, uint64_t> cost;
+  auto costOf = [&](ChipId u, ChipId v) {
+    auto key = std::make_pair(std::min(u, v), std::max(u, v));
+    auto it = cost.find(key);
+    if (it == cost.end()) it = cost.emplace(key, hopCost(u, v, tileBytes)).first;
+    return it->second;
+  };
+  while (!open.empty()) {
+    auto [d, u] = *open.begin();
+    open.erase(open.begin());
+    if (d != dist.at(u)) continue;
+    for (ChipId v : nbrs[u]) {
+      const uint64_t c = costOf(u, v);
+      if (c == kClosed) continue;
+      auto it = dist.find(v);
+      if (it == dist.end() || d + c < it->second) {
+        if (it != dist.end()) open.erase({it->second, v});
+        dist[v] = d + c;
+        open.insert({d + c, v});
+      }
+    }
+  }
+  if (!dist.count(from)) return direct;  // no route with room: the resource checks report the core
+  // Walk from `from`, each step to the lowest-id neighbour on a cheapest
+  // route: with no load yet, ClusterDescriptor::route's own route.
+  std::vector<ChipId> path{from};
+  for (ChipId cur = from; cur != to;) {
+    std::optional<ChipId> next;
+    for (ChipId v : nbrs[cur]) {
+      const uint64_t c = costOf(cur, v);
+      auto it = dist.find(v);
+      if (c != kClosed && it != dist.end() && it->second + c == dist.at(cur)) {
+        next = v;
+        break;
+      }
+    }
+    if (!next) return direct;  // unreachable: dist came from these costs
+    cur = *next;
+    path.push_back(cur);
+  }
   return path;
 }
 

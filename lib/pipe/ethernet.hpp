@@ -32,11 +32,13 @@ public:
   // shrink to one tile: that is what it is counted at).
   void place(EthEndpoint at, uint64_t tileBytes);
 
-  // The chips a chain from `from` to `to` crosses: ClusterDescriptor::route
-  // while each of its hops has a link whose two ends still take a relay of
-  // `tileBytes`; else the fewest-hop route over such links (a detour around
-  // full ones: BUDA routes around busy links), neighbours in id order; else
-  // ClusterDescriptor::route (the resource checks then report the core).
+  // The chips a chain from `from` to `to` crosses: the cheapest route over
+  // links whose two ends still take a relay of `tileBytes`, a hop costing
+  // kHopCost plus the relays on its least used such link (load-aware, as
+  // BUDA's router: among routes of one length the least used, a detour
+  // around full links), ties to lower chip ids (so ClusterDescriptor::route
+  // while nothing is placed); with no such route ClusterDescriptor::route
+  // (the resource checks then report the core).
   std::vector<ChipId> route(ChipId from, ChipId to, uint64_t tileBytes) const;
 
   // The hops from chip `from` to chip `to` (empty when equal), nullopt when
@@ -65,7 +67,12 @@ private:
   };
   bool room(EthEndpoint at, uint64_t tileBytes) const;
   bool room(const EthLink& l, uint64_t tileBytes) const { return room(l.a, tileBytes) && room(l.b, tileBytes); }
-  bool usable(ChipId u, ChipId v, uint64_t tileBytes) const;
+  // What a hop between neighbours costs a route (kClosed: no link with room).
+  uint64_t hopCost(ChipId u, ChipId v, uint64_t tileBytes) const;
+  // One hop weighs as much as an ethernet core's 32 streams of relays: a
+  // route takes one more hop only to avoid more than 32 relays' worth of load.
+  static constexpr uint64_t kHopCost = 32;
+  static constexpr uint64_t kClosed = UINT64_MAX;
   uint32_t relaysAt(EthEndpoint at) const {
     auto it = use_.find(at);
     return it == use_.end() ? 0 : it->second.relays;

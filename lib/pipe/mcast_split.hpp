@@ -1,6 +1,6 @@
 // Multicasts a core has no multicast stream for become unicasts
 // (docs/net2pipe.md "Multicasts beyond the core's streams"). Internal to
-// lib/pipe: the epoch builder (builder.cpp) calls it after time
+// lib/pipe: the epoch builder (epoch_builder.cpp) calls it after time
 // multiplexing, before sizing buffers and checking resources.
 #pragma once
 #include "pipe/builder_internal.hpp"

@@ -1,7 +1,7 @@
 // A packer read by more pipes than its core has streams for, each reader
 // taking its own part of the input, serves them in turn from one stream
 // (docs/net2pipe.md "Successive periods to slots"). Internal to lib/pipe:
-// the epoch builder (builder.cpp) calls it after the multicast split, before
+// the epoch builder (epoch_builder.cpp) calls it after the multicast split, before
 // sizing buffers and checking resources.
 #pragma once
 #include "pipe/builder_internal.hpp"

@@ -230,6 +230,8 @@ std::string bufferTypeName(const Buffer& b) {
 std::string writePipegenYaml(const PipegenYaml& doc) {
   std::string s = "graph_name: " + support::yamlScalar(doc.graphName) + "\n";
   if (doc.clusterChips) s += "cluster_chips: " + std::to_string(doc.clusterChips) + "\n";
+  // Only a BUDA file that carries data formats needs saying so (the reader's default).
+  if (doc.dialect == Dialect::Buda) s += "dialect: buda\n";
   s.reserve(doc.buffers.size() * 1400 + doc.pipes.size() * 600);
   for (const Buffer& b : doc.buffers) writeBuffer(s, b);
   for (const Pipe& p : doc.pipes) writePipe(s, p);

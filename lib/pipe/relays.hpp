@@ -1,4 +1,4 @@
-// Relay chains between chips: how the epoch builder (builder.cpp) makes a
+// Relay chains between chips: how the epoch builder (epoch_builder.hpp) makes a
 // buffer on one chip readable on another (docs/cluster.md "The data path",
 // docs/net2pipe.md "Several chips"). Internal to lib/pipe.
 #pragma once

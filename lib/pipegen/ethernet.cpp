@@ -15,7 +15,7 @@
 // relays never need a window and a relay's ring is a plain FIFO. The price:
 // a period a consumer reads twice crosses the link twice.
 #include "pipegen/blob_yaml_writer.hpp"
-#include "pipegen/builder.hpp"
+#include "pipegen/stream_builder.hpp"
 
 #include "device/device_contract.h"
 
@@ -42,21 +42,21 @@ std::string endpointText(uint32_t chip, uint32_t chan) {
 
 }  // namespace
 
-std::string Builder::ethCoreText(const Buffer& b) const {
+std::string StreamBuilder::ethCoreText(const Buffer& b) const {
   if (b.pcieRelay) return "chip " + std::to_string(b.chipId) + " core " + coreText(b.core.r, b.core.c) + " (PCIe relay)";
   std::string s = "chip " + std::to_string(b.chipId) + " ethernet core";
   if (b.ethernetChan) s += " (channel " + std::to_string(*b.ethernetChan) + ")";
   return s;
 }
 
-uint32_t Builder::pathId(const std::vector<uint32_t>& relays) {
+uint32_t StreamBuilder::pathId(const std::vector<uint32_t>& relays) {
   if (relays.empty()) return 0;
   auto [it, fresh] = pathIds_.emplace(relays, static_cast<uint32_t>(paths_.size()));
   if (fresh) paths_.push_back(relays);
   return it->second;
 }
 
-uint32_t Builder::joinPaths(uint32_t first, uint32_t second) {
+uint32_t StreamBuilder::joinPaths(uint32_t first, uint32_t second) {
   if (first == 0) return second;
   if (second == 0) return first;
   std::vector<uint32_t> joined = paths_[first];
@@ -64,7 +64,7 @@ uint32_t Builder::joinPaths(uint32_t first, uint32_t second) {
   return pathId(joined);
 }
 
-std::vector<int> Builder::relayStreams(uint32_t path) const {
+std::vector<int> StreamBuilder::relayStreams(uint32_t path) const {
   std::vector<int> out;
   out.reserve(paths_[path].size());
   for (uint32_t b : paths_[path]) out.push_back(info_[b].stream);
@@ -73,8 +73,8 @@ std::vector<int> Builder::relayStreams(uint32_t path) const {
 
 // A relay or ethernet buffer on an ethernet core: channel and coordinates
 // must name one of the device's ethernet cores.
-bool Builder::classifyEthernetBuffer(size_t i) {
-  const Buffer& b = B(i);
+bool StreamBuilder::classifyEthernetBuffer(size_t i) {
+  const Buffer& b = bufferAt(i);
   BufInfo& in = info_[i];
   in.kind = BufKind::Other;
   if (b.pcieRelay) return classifyPcieRelay(i);
@@ -117,8 +117,8 @@ bool Builder::classifyEthernetBuffer(size_t i) {
 
 // A relay of a chain through the host (pcie_relay): a relay buffer on a
 // worker core of a device without ethernet but with a PCIe core.
-bool Builder::classifyPcieRelay(size_t i) {
-  const Buffer& b = B(i);
+bool StreamBuilder::classifyPcieRelay(size_t i) {
+  const Buffer& b = bufferAt(i);
   if (b.bufferType != BufferType::Relay || b.ethernetChan) {
     bufError("pipegen-buffer", b, "pcie_relay on a " + b.bufferTypeText +
                                       (b.ethernetChan ? " buffer with ethernet_chan" : " buffer") +
@@ -146,17 +146,17 @@ bool Builder::classifyPcieRelay(size_t i) {
 // A pipe stays on one chip, or is an ethernet pipe: one relay or ethernet
 // buffer on an ethernet core to one on another chip, at the two ends of a
 // link of the cluster.
-bool Builder::checkPipeChips(Plan& plan) {
+bool StreamBuilder::checkPipeChips(Plan& plan) {
   const Pipe& p = doc_.pipes[plan.pipe];
   std::set<uint32_t> ins, outs, inChips, outChips;
   for (const Chunk& c : plan.chunks) {
     ins.insert(c.buf);
-    inChips.insert(B(c.buf).chipId);
+    inChips.insert(bufferAt(c.buf).chipId);
   }
   for (const auto& g : plan.groups)
     for (uint32_t b : g) {
       outs.insert(b);
-      outChips.insert(B(b).chipId);
+      outChips.insert(bufferAt(b).chipId);
     }
   std::set<uint32_t> chips = inChips;
   chips.insert(outChips.begin(), outChips.end());
@@ -177,13 +177,13 @@ bool Builder::checkPipeChips(Plan& plan) {
                            "other chip), may cross chips");
     std::set<uint32_t> noted;  // one buffer per chip
     for (uint32_t b : ins)
-      if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));
+      if (noted.insert(bufferAt(b).chipId).second) noteBuf(d, bufferAt(b));
     for (uint32_t b : outs)
-      if (noted.insert(B(b).chipId).second) noteBuf(d, B(b));
+      if (noted.insert(bufferAt(b).chipId).second) noteBuf(d, bufferAt(b));
     return false;
   }
   plan.ethPipe = true;
-  const Buffer &from = B(*ins.begin()), &to = B(*outs.begin());
+  const Buffer &from = bufferAt(*ins.begin()), &to = bufferAt(*outs.begin());
   // Through the host: PCIe reaches every chip, no link to check.
   if (from.pcieRelay != to.pcieRelay) {
     noteBuf(noteBuf(pipeError("ethernet-pipe", p, "joins a PCIe relay and a relay on an ethernet core"), from), to);
@@ -211,7 +211,7 @@ bool Builder::checkPipeChips(Plan& plan) {
 }
 
 // Consumers' chunks of ethernet relays -> chunks of what feeds the chains.
-bool Builder::foldEthernetChains() {
+bool StreamBuilder::foldEthernetChains() {
   size_t errors = diags_.errorCount();
   if (std::none_of(info_.begin(), info_.end(), [](const BufInfo& in) { return in.kind == BufKind::EthRelay; }))
     return true;
@@ -224,7 +224,7 @@ bool Builder::foldEthernetChains() {
     for (const Chunk& c : plan.chunks)
       if (info_[c.buf].kind == BufKind::EthRelay) read.insert(c.buf);
     if (feeds[pi] && !(plan.groups.size() == 1 && plan.groups[0].size() == 1))
-      pipeError("unsupported", P(pi), "a pipe that writes a relay buffer on an ethernet core must have it as its only output");
+      pipeError("unsupported", pipeOfPlan(pi), "a pipe that writes a relay buffer on an ethernet core must have it as its only output");
   }
   if (diags_.errorCount() != errors) return false;
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
@@ -245,8 +245,8 @@ bool Builder::foldEthernetChains() {
     plans_[pi].dropped = true;
     const uint32_t relay = plans_[pi].groups[0][0];
     if (!read.count(relay))
-      diags_.warning("unconnected-buffer", locOf(P(pi).pos),
-                     "pipe " + std::to_string(P(pi).id) + " writes " + bufName(B(relay)) + " on " + ethCoreText(B(relay)) +
+      diags_.warning("unconnected-buffer", locOf(pipeOfPlan(pi).pos),
+                     "pipe " + std::to_string(pipeOfPlan(pi).id) + " writes " + bufName(bufferAt(relay)) + " on " + ethCoreText(bufferAt(relay)) +
                          ", which no pipe reads");
   }
   return diags_.errorCount() == errors;
@@ -255,16 +255,16 @@ bool Builder::foldEthernetChains() {
 // Tiles [offset, offset + tiles) of a period of `relay`, read by plan
 // `plan` through the relays `after`: the chunks of the relay's own pipe that
 // carried them, recursively up the chain.
-bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const std::vector<uint32_t>& after,
+bool StreamBuilder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const std::vector<uint32_t>& after,
                           size_t plan, size_t depth, std::vector<Chunk>& out) {
-  const Buffer& r = B(relay);
+  const Buffer& r = bufferAt(relay);
   if (depth > doc_.buffers.size()) {
-    noteBuf(pipeError("unsupported", P(plan), "relay buffers on ethernet cores feed each other in a cycle"), r);
+    noteBuf(pipeError("unsupported", pipeOfPlan(plan), "relay buffers on ethernet cores feed each other in a cycle"), r);
     return false;
   }
   const int writer = info_[relay].writerPipe;
   if (writer < 0) {
-    noteBuf(pipeError("pipegen-pipe", P(plan), "reads relay buffer " + std::to_string(r.uniqid) + " that no pipe writes"), r);
+    noteBuf(pipeError("pipegen-pipe", pipeOfPlan(plan), "reads relay buffer " + std::to_string(r.uniqid) + " that no pipe writes"), r);
     return false;
   }
   const Plan* pa = nullptr;
@@ -272,11 +272,11 @@ bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const
     if (k.pipe == static_cast<size_t>(writer)) pa = &k;
   if (!pa) return false;  // its pipe had an error (reported)
   const Pipe& wp = doc_.pipes[pa->pipe];
-  if (pa->ppr != 1 || pa->passTiles != info_[relay].period) {
+  if (pa->passesPerRound != 1 || pa->passTiles != info_[relay].period) {
     noteBuf(pipeError("unsupported", wp,
                       "writes " + bufName(r) + " on " + ethCoreText(r) + " in passes of " +
                           std::to_string(pa->passTiles) + " tiles" +
-                          (pa->ppr > 1 ? ", " + std::to_string(pa->ppr) + " passes a round" : std::string()) +
+                          (pa->passesPerRound > 1 ? ", " + std::to_string(pa->passesPerRound) + " passes a round" : std::string()) +
                           ": a relay chain needs one pass of exactly one period of the relay (" +
                           std::to_string(info_[relay].period) + " tiles)"),
             r);
@@ -294,7 +294,7 @@ bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const
         out.push_back({a.buf, a.offset + (lo - at), hi - lo, joinPaths(a.path, pathId(path))});
       }
       if (out.size() > kMaxFoldedChunks) {
-        pipeError("unsupported", P(plan),
+        pipeError("unsupported", pipeOfPlan(plan),
                   "folding relay chains gives more than " + std::to_string(kMaxFoldedChunks) + " input chunks");
         return false;
       }
@@ -306,7 +306,7 @@ bool Builder::expandRelay(uint32_t relay, uint64_t offset, uint64_t tiles, const
 
 // A DRAM write through a chain is the last relay's: every chunk must come
 // through the same last relay (one stream writes the buffer, in order).
-bool Builder::checkChainedPlans() {
+bool StreamBuilder::checkChainedPlans() {
   size_t errors = diags_.errorCount();
   for (const Plan& plan : plans_) {
     if (plan.dropped || !plan.chained || !plan.dramOut) continue;
@@ -328,7 +328,7 @@ bool Builder::checkChainedPlans() {
 
 // One stream per relay that carries tiles, on its ethernet core: an
 // ethernet-capable id when its tiles cross the core's link.
-bool Builder::placeRelayStreams() {
+bool StreamBuilder::placeRelayStreams() {
   if (paths_.size() == 1) return true;
   if (!checkChainedPlans()) return false;
   size_t errors = diags_.errorCount();
@@ -340,11 +340,11 @@ bool Builder::placeRelayStreams() {
       const auto& path = paths_[c.path];
       for (size_t k = 0; k < path.size(); ++k) {
         used.insert(path[k]);
-        if (k > 0 && B(path[k - 1]).chipId != B(path[k]).chipId) {
+        if (k > 0 && bufferAt(path[k - 1]).chipId != bufferAt(path[k]).chipId) {
           linked.insert(path[k - 1]);
           linked.insert(path[k]);
-          sendsTo[path[k - 1]].insert(B(path[k]).chipId);
-          receivesFrom[path[k]].insert(B(path[k - 1]).chipId);
+          sendsTo[path[k - 1]].insert(bufferAt(path[k]).chipId);
+          receivesFrom[path[k]].insert(bufferAt(path[k - 1]).chipId);
         }
       }
     }
@@ -355,7 +355,7 @@ bool Builder::placeRelayStreams() {
     return t;
   };
   for (uint32_t r : used) {
-    const Buffer& b = B(r);
+    const Buffer& b = bufferAt(r);
     // A PCIe relay's stream is a worker core's (logical r, c; no other
     // stream on its core): its tiles cross through the PCIe cores.
     const bool pcie = b.pcieRelay;
@@ -377,12 +377,12 @@ bool Builder::placeRelayStreams() {
                             (link ? "a relay over the link may use any of its 32"
                                   : "a relay that does not use the link may use 12-31 and 4-8") +
                             ")");
-      for (const StreamB& s : streams_)
+      for (const StreamInfo& s : streams_)
         if (s.eth && s.name.chip == b.chipId && s.r == y && s.c == x) d.note(s.loc, s.what);
       continue;
     }
     taken.insert(*id);
-    StreamB s;
+    StreamInfo s;
     s.name = blob::StreamName{b.chipId, static_cast<uint32_t>(noc.y), static_cast<uint32_t>(noc.x), *id};
     s.r = y;
     s.c = x;
@@ -412,7 +412,7 @@ bool Builder::placeRelayStreams() {
 // several streams (the first relay of a chain whose pipe gathers packers)
 // takes the transfers in the order they were made, the consumers' order,
 // which must be each upstream's order too.
-bool Builder::orderRelayItems() {
+bool StreamBuilder::orderRelayItems() {
   if (paths_.size() == 1) return true;
   size_t errors = diags_.errorCount();
   std::vector<std::set<int>> upstreams(streams_.size());
@@ -421,8 +421,8 @@ bool Builder::orderRelayItems() {
   auto fail = [&](int relay, const std::string& why) {
     if (reported[static_cast<size_t>(relay)]) return;
     reported[static_cast<size_t>(relay)] = true;
-    const StreamB& s = streams_[static_cast<size_t>(relay)];
-    bufError("unsupported", B(static_cast<size_t>(s.buf)),
+    const StreamInfo& s = streams_[static_cast<size_t>(relay)];
+    bufError("unsupported", bufferAt(static_cast<size_t>(s.buf)),
              "its relay stream (" + streamKey(s.name) + ") " + why + ": a relay forwards its tiles in order");
   };
   auto upOf = [](const Transfer& t, size_t k) { return k ? t.relays[k - 1] : t.sender; };
@@ -499,8 +499,8 @@ bool Builder::orderRelayItems() {
 // it in the chain to the one after it, or to the transfer's outputs (or
 // its DRAM buffer) when it is the last. Returns the DRAM buffer it writes,
 // -1 for none.
-int Builder::emitRelayPhase(const Transfer& t, size_t si, blob::StreamPhase& ph) {
-  const StreamB& s = streams_[si];
+int StreamBuilder::emitRelayPhase(const Transfer& t, size_t si, blob::StreamPhase& ph) {
+  const StreamInfo& s = streams_[si];
   size_t k = 0;
   while (k < t.relays.size() && t.relays[k] != static_cast<int>(si)) ++k;
   const Pipe& in = pipeWriting(static_cast<uint32_t>(s.buf));  // the pipe that feeds this relay
@@ -509,7 +509,7 @@ int Builder::emitRelayPhase(const Transfer& t, size_t si, blob::StreamPhase& ph)
   ph.src.push_back(streams_[static_cast<size_t>(k ? t.relays[k - 1] : t.sender)].name);
   ph.incomingDataNoc = in.incomingNocId;
   if (k + 1 < t.relays.size()) {
-    const StreamB& next = streams_[static_cast<size_t>(t.relays[k + 1])];
+    const StreamInfo& next = streams_[static_cast<size_t>(t.relays[k + 1])];
     const Pipe& out = pipeWriting(static_cast<uint32_t>(next.buf));
     ph.remoteReceiver = true;
     ph.dest.push_back(next.name);
@@ -517,13 +517,13 @@ int Builder::emitRelayPhase(const Transfer& t, size_t si, blob::StreamPhase& ph)
     ph.vc = out.outgoingVc;
     return -1;
   }
-  const Pipe& out = P(t.plan);
+  const Pipe& out = pipeOfPlan(t.plan);
   ph.outgoingDataNoc = out.outgoingNocId;
   ph.vc = out.outgoingVc;
   if (t.relayDramOut >= 0) {
     const size_t d = static_cast<size_t>(t.relayDramOut);
     ph.dramOutput = true;
-    ph.dramBufNocAddr = dramAddr(B(d));
+    ph.dramBufNocAddr = dramAddr(bufferAt(d));
     ph.dramRam = info_[d].ramLike;
     return t.relayDramOut;
   }

@@ -12,13 +12,13 @@
 // again by the readers' clock (planPackerEmissions), under which no such
 // cycle exists.
 
-#include "pipegen/builder.hpp"
+#include "pipegen/stream_builder.hpp"
 
 #include <deque>
 
 namespace tessera::pipegen::detail {
 
-std::vector<size_t> Builder::orderDeadlockLanes() const {
+std::vector<size_t> StreamBuilder::orderDeadlockLanes() const {
   constexpr size_t kFree = SIZE_MAX;
   struct Step {
     size_t lane = kFree;  // kFree: not from a packer lane (DRAM, relay, constant, a relay chain)
@@ -29,7 +29,7 @@ std::vector<size_t> Builder::orderDeadlockLanes() const {
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
     const Plan& plan = plans_[pi];
     std::map<uint32_t, size_t> count;
-    for (uint64_t r = 0; r < plan.ppr; ++r)
+    for (uint64_t r = 0; r < plan.passesPerRound; ++r)
       for (const Chunk& c : plan.chunks) {
         Step st;
         auto it = laneOf_.find({c.buf, pi});

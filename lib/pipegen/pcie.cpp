@@ -10,7 +10,7 @@
 //   (peerDramNocAddress). BUDA's pipegen2 lowers such pipes to a pipe sending
 //   to PCIe and one reading from it on the other chip (streams on both
 //   chips); Tessera's streams reach the other chip's DRAM directly.
-#include "pipegen/builder.hpp"
+#include "pipegen/stream_builder.hpp"
 
 namespace tessera::pipegen {
 
@@ -20,19 +20,19 @@ uint64_t peerDramNocAddress(int pcieX, int pcieY, uint32_t chip, uint32_t chan, 
 
 namespace detail {
 
-std::optional<bool> Builder::checkPcieChips(const Plan& plan, const std::set<uint32_t>& ins,
+std::optional<bool> StreamBuilder::checkPcieChips(const Plan& plan, const std::set<uint32_t>& ins,
                                            const std::set<uint32_t>& outs) {
   const Pipe& p = doc_.pipes[plan.pipe];
   std::set<uint32_t> coreChips, farDram;  // the chips of its core buffers; DRAM buffers of other chips
   std::set<uint32_t> all = ins;
   all.insert(outs.begin(), outs.end());
   for (uint32_t b : all)
-    if (info_[b].kind != BufKind::Dram && !B(b).isPadding) coreChips.insert(B(b).chipId);
+    if (info_[b].kind != BufKind::Dram && !bufferAt(b).isPadding) coreChips.insert(bufferAt(b).chipId);
   if (coreChips.size() != 1) return std::nullopt;  // ethernet pipes, or no streams
   const uint32_t chip = *coreChips.begin();
   for (uint32_t b : all)
-    if (info_[b].kind == BufKind::Dram && !B(b).isPadding && !B(b).dramIoFlagIsRemote && B(b).chipId != chip)
-      farDram.insert(B(b).chipId);
+    if (info_[b].kind == BufKind::Dram && !bufferAt(b).isPadding && !bufferAt(b).dramIoFlagIsRemote && bufferAt(b).chipId != chip)
+      farDram.insert(bufferAt(b).chipId);
   if (farDram.empty()) return true;  // host memory only: the streams' own PCIe core
   if (!p.mmioPipe) return std::nullopt;
   if (soc_.pcie.empty() || *farDram.rbegin() >= 4095) {
@@ -42,10 +42,10 @@ std::optional<bool> Builder::checkPcieChips(const Plan& plan, const std::set<uin
     return false;
   }
   for (uint32_t b : all)
-    if (info_[b].kind == BufKind::Dram && B(b).chipId != chip && B(b).dramChan >= 16) {
+    if (info_[b].kind == BufKind::Dram && bufferAt(b).chipId != chip && bufferAt(b).dramChan >= 16) {
       noteBuf(pipeError("mmio-pipe", p,
-                        "DRAM channel " + std::to_string(B(b).dramChan) + " is outside the PCIe peer window (0-15)"),
-              B(b));
+                        "DRAM channel " + std::to_string(bufferAt(b).dramChan) + " is outside the PCIe peer window (0-15)"),
+              bufferAt(b));
       return false;
     }
   return true;

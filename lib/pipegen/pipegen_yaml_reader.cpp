@@ -135,6 +135,7 @@ private:
   uint32_t lineOffset_ = 0;
   PipegenYaml doc_;
   bool sawGraphName_ = false;
+  std::optional<pipe::Dialect> dialect_; // the graph document's `dialect:` (Tessera addition)
   std::vector<PipeNodes> pipeNodes_;
   std::map<BufferId, size_t> bufferIndex_;
   std::map<uint64_t, size_t> pipeIndex_;
@@ -262,6 +263,16 @@ void Reader::parseDocument(const yaml::Node& root) {
     if (key == "cluster_chips") {
       if (u32(kv.second, "cluster_chips", doc_.clusterChips) && doc_.clusterChips == 0)
         error(kv.second, "cluster_chips must be at least 1");
+    } else if (key == "dialect") {
+      // Tessera addition: how the file counts tiles, when it cannot be told
+      // from the fields (a BUDA file with data formats added: loader
+      // --pipes-from). Absent: Tessera when a buffer carries data_format.
+      std::string d;
+      if (text(kv.second, "dialect", d)) {
+        if (d == "buda") dialect_ = pipe::Dialect::Buda;
+        else if (d == "tessera") dialect_ = pipe::Dialect::Tessera;
+        else error(kv.second, "dialect must be buda or tessera, found '" + d + "'");
+      }
     } else if (key == "graph_name") {
       if (sawGraphName_) error(kv.first, "graph_name given twice");
       sawGraphName_ = true;
@@ -611,8 +622,9 @@ std::optional<PipegenYaml> Reader::run(uint32_t epoch) {
   flush(text.size());
   if (!sawGraphName_ && diags_.errorCount() == errorsBefore)
     diags_.error(kRule, {1, 1}, "missing graph_name (the first document)");
-  doc_.dialect = std::any_of(doc_.buffers.begin(), doc_.buffers.end(),
-                             [](const Buffer& b) { return b.dataFormat.has_value(); })
+  doc_.dialect = dialect_ ? *dialect_
+                 : std::any_of(doc_.buffers.begin(), doc_.buffers.end(),
+                               [](const Buffer& b) { return b.dataFormat.has_value(); })
                      ? pipe::Dialect::Tessera
                      : pipe::Dialect::Buda;
   checkReferences(doc_);

@@ -1,7 +1,9 @@
 // The stream engine's private state (lib/sim/stream_engine.hpp): rings,
 // streams, DRAM cursors. Shared by the engine's translation units
-// (stream_engine.cpp: one chip; stream_engine_eth.cpp: ethernet streams
-// between chips); nothing outside the engine includes it.
+// (stream_engine.cpp: one chip; stream_engine_configure.cpp: configuration
+// from blob bytes; stream_engine_reports.cpp: wait reports;
+// stream_engine_eth.cpp: ethernet streams between chips) and
+// fault_injection.cpp; nothing else includes it.
 #pragma once
 #include "sim/stream_engine.hpp"
 
@@ -17,7 +19,6 @@
 
 namespace tessera::sim {
 
-namespace c = contract;
 using blob::StreamName;
 using blob::StreamPhase;
 

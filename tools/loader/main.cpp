@@ -115,6 +115,11 @@ int main(int argc, char** argv) {
       ->type_name("<arg>")
       ->allow_extra_args(false);
   run->add_option("--hlkc-cache-dir", opts.hlkcCacheDir, "hlkc's kernel cache (default: hlkc's own)")->type_name("<dir>");
+  run->add_option("--pipes-from", opts.pipesFrom,
+                  "sim: run the pipegen.yaml files another net2pipe wrote (BUDA's: temporal_epoch_<N>/pipegen.yaml, "
+                  "or .../overlay/pipegen.yaml) through pipegen, blobgen and the chip instead of ours; each buffer's "
+                  "data format is taken from the netlist (docs/loader.md)")
+      ->type_name("<dir>");
   run->add_flag("-v,--verbose", opts.verbose, "Print each stage command before it runs (stderr)");
 
   CLI::App* deploy = app.add_subcommand(

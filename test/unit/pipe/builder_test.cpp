@@ -1,4 +1,4 @@
-// net2pipe's builder (lib/pipe/builder.cpp) on netlists written here:
+// net2pipe's builder (lib/pipe/epoch_builder.hpp and its passes) on netlists written here:
 // chunking of source buffers (scatter_gather_num_tiles = gcd of the runs),
 // multicast grouping, buffer sizes, temporal epochs. Expected values are
 // worked out by hand in the comments.

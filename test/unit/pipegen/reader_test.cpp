@@ -1,6 +1,8 @@
 // pipegen.yaml reader: fields, BUDA shapes, positions, every error class.
 #include "pipegen_test_util.hpp"
 
+#include "pipe/pipegen_yaml_writer.hpp"
+
 using namespace tessera;
 using namespace tessera::pipegen;
 
@@ -252,4 +254,25 @@ TEST_CASE("reader: errors carry positions", "[pipegen][reader]") {
     CHECK_FALSE(p.doc);
     CHECK(p.diags.errorCount() == 4);
   }
+}
+
+TEST_CASE("reader: dialect says how a file with data formats counts tiles", "[pipegen][reader]") {
+  const std::string body = pgtest::buffer(5, "dram_io", 0, "[255, 255]", 1, 1, 1, "  data_format: Float16_b\n");
+  // A BUDA file with formats added (loader --pipes-from) keeps BUDA's counting.
+  Parsed buda = parse("graph_name: g\ndialect: buda\n" + body);
+  REQUIRE(buda.doc);
+  CHECK(buda.doc->dialect == pipe::Dialect::Buda);
+  CHECK(buda.doc->buffers[0].dataFormat == std::optional<std::string>("Float16_b"));
+  Parsed ours = parse("graph_name: g\ndialect: tessera\n" + pgtest::buffer(5, "dram_io", 0, "[255, 255]", 1, 1, 1));
+  REQUIRE(ours.doc);
+  CHECK(ours.doc->dialect == pipe::Dialect::Tessera);
+  Parsed bad = parse("graph_name: g\ndialect: yaml\n" + body);
+  CHECK_FALSE(bad.doc);
+  const Diagnostic* e = first(bad, "pipegen-yaml");
+  REQUIRE(e);
+  CHECK(e->message.find("dialect must be buda or tessera, found 'yaml'") != std::string::npos);
+  CHECK(e->loc.line == 2);
+  // The writer says `dialect: buda` only for a BUDA document, so our own files do not change.
+  CHECK(pipe::writePipegenYaml(*buda.doc).find("\ndialect: buda\n") != std::string::npos);
+  CHECK(pipe::writePipegenYaml(*ours.doc).find("dialect") == std::string::npos);
 }

@@ -1,7 +1,25 @@
-// pipegen's stream builder, shared by its parts (internal to lib/pipegen):
-// streams.cpp (buffers, pipes, transfers, phases, L1) and ethernet.cpp (the
-// multi-chip relay chains). The vocabulary is in streams.cpp's header
-// comment and docs/pipegen.md.
+// pipegen's stream builder, shared by its parts (internal to lib/pipegen).
+// StreamBuilder::run() chains the phases over one pipegen.yaml:
+//   stream_plan.cpp      buffer kinds, padding, pipes -> plans, relay folding,
+//                        passes and rounds, components
+//   stream_schedule.cpp  endpoints (packer lanes, DRAM readers/writers, extra
+//                        streams) and the transfers
+//   stream_emit.cpp      phases per stream and the L1 of every ring
+//   ethernet.cpp         the relay chains of several chips; pcie.cpp: pipes
+//                        crossing chips through PCIe; order_check.cpp
+//   stream_builder.cpp   run(), generateBlob and the shared lookups
+//
+// Vocabulary (docs/pipegen.md):
+// - chunk: one input_list entry: `tiles` tiles at `offset` of the current
+//   period of one buffer.
+// - pass: one walk over a pipe's input_list; pass k goes to output group
+//   k % G (G inner lists of a nested output_list, else 1).
+// - round: pipe_periodic_repeat passes (at least 1); every popped source
+//   (packer, DRAM queue) moves to its next period after a round.
+// - transfer: tiles moving from one sending stream to its receivers (or to
+//   or from DRAM) in one phase of each stream involved.
+// - component: pipes that share a packer (a fork) and so must be unrolled
+//   together; all its pipes have the same number of rounds.
 #pragma once
 #include "pipegen/pipegen.hpp"
 
@@ -58,7 +76,7 @@ struct Chunk {
   uint64_t offset = 0;
   uint64_t tiles = 0;
   // The ethernet relays the tiles pass through on their way from `buf` to
-  // the pipe's outputs: an index into Builder::paths_ (0: none).
+  // the pipe's outputs: an index into StreamBuilder::paths_ (0: none).
   uint32_t path = 0;
 };
 
@@ -66,7 +84,7 @@ struct Plan {
   size_t pipe = 0;
   std::vector<Chunk> chunks;                 // one pass
   std::vector<std::vector<uint32_t>> groups; // output buffers per group
-  uint64_t ppr = 1;                          // passes per round
+  uint64_t passesPerRound = 1;               // pipe_periodic_repeat (at least 1), times a folded relay's
   uint64_t rounds = 0;
   uint64_t passTiles = 0;
   bool dramOut = false;
@@ -125,7 +143,8 @@ struct Transfer {
 // Relay: the stream of a relay buffer on an ethernet core (ethernet.cpp).
 enum class StreamRole { Operand, DramReader, DramWriter, Fork, Relay };
 
-struct StreamB {
+// A stream being built: where it runs, what it sends, its transfers.
+struct StreamInfo {
   blob::StreamName name;
   uint32_t r = 0, c = 0;
   int buf = -1;                 // Operand streams
@@ -164,9 +183,9 @@ inline uint64_t satAdd(uint64_t a, uint64_t b) {
 }
 constexpr size_t kMaxFoldedChunks = 1'000'000;
 
-class Builder {
+class StreamBuilder {
 public:
-  Builder(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags, const GenerateOptions& opts)
+  StreamBuilder(const PipegenYaml& doc, const SocDescriptor& soc, DiagnosticEngine& diags, const GenerateOptions& opts)
       : doc_(doc), soc_(soc), diags_(diags), opts_(opts), info_(doc.buffers.size()) {}
 
   std::optional<Generated> run();
@@ -209,8 +228,8 @@ private:
   bool emitPhases(Generated& out);
   bool allocateL1(Generated& out);
 
-  const Buffer& B(size_t i) const { return doc_.buffers[i]; }
-  const Pipe& P(size_t planIndex) const { return doc_.pipes[plans_[planIndex].pipe]; }
+  const Buffer& bufferAt(size_t i) const { return doc_.buffers[i]; }
+  const Pipe& pipeOfPlan(size_t planIndex) const { return doc_.pipes[plans_[planIndex].pipe]; }
   std::string opText(const Buffer& b) const {
     return std::string(info_[&b - doc_.buffers.data()].kind == BufKind::Dram ? "queue '" : "op '") + b.mdOpName + "'";
   }
@@ -248,7 +267,7 @@ private:
   std::vector<BufInfo> info_;
   std::map<uint64_t, uint32_t> byId_;
   std::vector<Plan> plans_;
-  std::vector<StreamB> streams_;
+  std::vector<StreamInfo> streams_;
   std::map<CoreKey, std::set<uint32_t>> usedIds_;
   std::vector<Transfer> transfers_;
   std::vector<uint64_t> componentMultiplier_;
