@@ -65,10 +65,10 @@ int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, co
   }
   SourceBuffer source(opts.inputs.front(), std::move(*text));
   DiagnosticEngine diags;
-  std::string error;
-  auto segments = readHex(source.text(), error);
+  auto segments = readHex(source.text());
   if (!segments) {
     // "line N: message"
+    const std::string& error = segments.error();
     uint32_t line = 0;
     std::string message = error;
     if (size_t colon = error.find(": "); error.rfind("line ", 0) == 0 && colon != std::string::npos) {
@@ -93,8 +93,9 @@ int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, co
   }
   const std::vector<uint32_t>& words = (*segments)[0].words;
   std::vector<uint8_t> bytes = wordsToBytes(words);
-  auto blob = decodeCoreBlob(bytes, error);
+  auto blob = decodeCoreBlob(bytes);
   if (!blob) {
+    const std::string& error = blob.error();
     // "offset 0x<o>: ..." -> the line of that word.
     uint32_t line = 0;
     if (size_t colon = error.find(':'); error.rfind("offset 0x", 0) == 0 && colon != std::string::npos) {

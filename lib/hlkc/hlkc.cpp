@@ -282,7 +282,7 @@ bool Driver::loadCached(const std::string& path, int t, std::string& elf) {
   std::optional<elf::Image> image;
   if (intact) {
     elf = entry.substr(headerSize);
-    image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}, error);
+    image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}).toOptional();
   }
   if (!image || checkImage(*image, t, *arch_)) {
     if (opt_.verbose) log("hlkc: ignoring a corrupt cache entry " + path);
@@ -502,9 +502,9 @@ void Driver::runJob(size_t k, int t, ThreadResult& r) {
   }
 
   // 5. Check the regions.
-  auto image = elf::parseElf32({reinterpret_cast<const uint8_t*>(r.elf.data()), r.elf.size()}, error);
+  auto image = elf::parseElf32({reinterpret_cast<const uint8_t*>(r.elf.data()), r.elf.size()});
   if (!image) {
-    r.failure = thread + ": the linker wrote an unreadable ELF: " + error;
+    r.failure = thread + ": the linker wrote an unreadable ELF: " + image.error();
     return;
   }
   if (auto problem = checkImage(*image, t, *arch_)) {

@@ -7,6 +7,7 @@
 #include "support/file_io.hpp"
 
 #include <algorithm>
+#include <compare>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -64,6 +65,15 @@ std::string readForeignFiles(const std::string& dir, std::vector<ForeignFile>& f
   return {};
 }
 
+// One operand buffer of an op on one core: how fitKernelBuffers finds the
+// file's buffer for an operand of our kernel.
+struct OperandSlot {
+  std::string op;
+  uint32_t operand;
+  uint32_t r, c;
+  auto operator<=>(const OperandSlot&) const = default;
+};
+
 // The data format of each buffer: the operand's format in our kernel's
 // configuration, a queue's df, else that of the buffer a pipe links it to.
 class KernelFit {
@@ -120,11 +130,11 @@ public:
   // intermediate BUDA sized for its own kernel.
   void fitKernelBuffers(pipe::PipegenYaml& doc) {
     pipe::BufferId next = 0;
-    std::map<std::pair<std::string, std::pair<uint32_t, std::pair<int, int>>>, pipe::Buffer*> byOperand;
+    std::map<OperandSlot, pipe::Buffer*> byOperand;
     std::map<std::string, std::vector<const pipe::Buffer*>> opCores; // one buffer per core: the packer
     for (pipe::Buffer& b : doc.buffers) {
       next = std::max(next, b.uniqid + std::max<uint32_t>(1, b.replicate));
-      byOperand[{b.mdOpName, {b.id, {b.core.r, b.core.c}}}] = &b;
+      byOperand[{b.mdOpName, b.id, b.core.r, b.core.c}] = &b;
       if (b.bufferType == pipe::BufferType::Packer && ops_.count(b.mdOpName)) opCores[b.mdOpName].push_back(&b);
     }
     std::vector<pipe::Buffer> added;
@@ -136,7 +146,7 @@ public:
         if (!internal && o.role != hlk::OperandRole::Input) continue;
         const auto tiles = static_cast<uint32_t>(o.minTiles);
         for (const pipe::Buffer* packer : packers) {
-          auto it = byOperand.find({opName, {static_cast<uint32_t>(o.operand), {packer->core.r, packer->core.c}}});
+          auto it = byOperand.find({opName, static_cast<uint32_t>(o.operand), packer->core.r, packer->core.c});
           if (it != byOperand.end()) {
             pipe::Buffer& b = *it->second;
             if (internal) b.sizeTiles = b.scatterGatherNumTiles = b.epochTiles = tiles;
