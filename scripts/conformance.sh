@@ -12,6 +12,9 @@
 #
 # STAGE: check   netlist-check (parse + validate against the netlist's first arch,
 #                or --arch, or with --all-archs every arch the netlist lists)
+#        (golden, kernels, pipes and sim first check the netlist with
+#        netlist-check --any-arch when no --arch is given, and run it on the
+#        first arch it lists that accepts it, as loader run does)
 #        golden  loader --target golden: runs every program to completion on the
 #                host reference model (netlists check rejects are REJECTED, not run),
 #                with the loader arguments scripts/conformance-runs.txt gives the
@@ -262,12 +265,19 @@ judge() {
     run_args+=(--pipes-from "$adir")
     run_sim "$file"
   elif [ "$stage" = golden ] || [ "$stage" = kernels ] || [ "$stage" = pipes ] || [ "$stage" = sim ]; then
-    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
+    # Without --arch a netlist runs on the first arch it lists that accepts
+    # it, as `loader run` does (netlist-check --any-arch names that arch).
+    local any_arch=()
+    [ ${#arch_args[@]} -eq 0 ] && any_arch=(--any-arch)
+    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${any_arch[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
       echo "REJECTED $(first_error "$file" || echo "exit-$rc $file")"
       return
     fi
+    local accepted
+    accepted="$(sed -n 's/.*; checked against \([a-z_0-9]*\), the first arch it lists that accepts it$/\1/p' "$log" | head -n 1)"
+    [ -n "$accepted" ] && local -a arch_args=(--arch "$accepted")
     if [ "$stage" = kernels ]; then
       run_kernels "$file"
     elif [ "$stage" = pipes ]; then

@@ -418,7 +418,23 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     if (int rc = clusters.loadCluster(opts.cluster, kTool, err, print)) return rc;
   const ClusterDescriptor* cluster = clusters.clusterFor(arch, device, netlist::chipsNamed(nl));
   if (!cluster) return 1; // an invalid --cluster file: its errors are printed
-  if (diags.errorCount() == 0) netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
+  std::string archFlag = opts.arch; // what the stage tools are told
+  if (diags.errorCount() == 0) {
+    const DiagnosticEngine parsed = diags;
+    netlist::validateNetlist(nl, netlist::ValidationTarget{arch, &device, cluster}, diags);
+    // Without --arch, a netlist its first arch rejects runs on the first
+    // arch it lists that accepts it (netlist::firstAcceptingArch), with a note.
+    if (!requested && diags.errorCount() > 0)
+      if (auto other = netlist::firstAcceptingArch(nl, arch, clusters, parsed)) {
+        out << kTool << ": note: " << netlist::archFallbackNote(arch, diags, other->target.arch, "running on")
+            << " (--arch picks one)\n";
+        arch = other->target.arch;
+        device = *other->target.device;
+        cluster = other->target.cluster;
+        diags = std::move(other->diags);
+        archFlag = std::string(archName(arch));
+      }
+  }
   if (printDiagnostics(err, source, diags, print) > 0) return 1;
   // Buffers that share DRAM behave on the chip as on silicon (the tile written
   // last wins, a shared header moves for both) while the reference keeps them
@@ -531,7 +547,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
         return 2;
       }
       out << kTool << ": building " << opts.buildDir << "\n";
-      BuildOptions build{opts.netlist, opts.buildDir, opts.arch, opts.toolsDir, opts.threads, opts.verbose,
+      BuildOptions build{opts.netlist, opts.buildDir, archFlag, opts.toolsDir, opts.threads, opts.verbose,
                          opts.pipegenArgs, opts.hlkcCacheDir, opts.cluster, opts.pipesFrom, {}};
       const netlist::ValidationTarget target{arch, &device, cluster};
       build.importPipes = [&](const std::string& dir, const std::vector<ForeignEpoch>& epochs) {

@@ -17,7 +17,7 @@ struct LoaderOptions {
   std::string netlist;
   std::string target = "golden";      // golden | sim
   std::string buildDir;                // sim: the stage tools' output directory (docs/loader.md)
-  std::string arch;                    // empty: the first arch the netlist lists
+  std::string arch;                    // empty: the first arch the netlist lists that accepts it
   std::string cluster;                 // cluster descriptor; empty: the arch's default for the netlist's chips
                                        // (`run` passes it to net2pipe, pipegen and blobgen)
   std::vector<std::string> programs;   // empty: every program, in netlist order

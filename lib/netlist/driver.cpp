@@ -107,8 +107,14 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     if (nl) {
       if (opts.allArchs) targeted = validateForEachArch(*nl, devices, diags);
       else if (auto target = chooseTarget(*nl, requested, devices, diags)) {
+        const DiagnosticEngine parsed = opts.anyArch ? diags : DiagnosticEngine{};
         validateNetlist(*nl, *target, diags);
         targeted = true;
+        if (opts.anyArch && diags.errorCount() > 0)
+          if (auto other = firstAcceptingArch(*nl, target->arch, devices, parsed)) {
+            toolNote(err, path) << archFallbackNote(target->arch, diags, other->target.arch, "checked against") << "\n";
+            diags = std::move(other->diags);
+          }
       }
     }
     size_t errors = printDiagnostics(err, source, diags, print);

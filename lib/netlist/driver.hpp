@@ -13,6 +13,7 @@ struct CheckOptions {
   std::string device; // SoC descriptor file or bundled name; overrides arch
   std::string cluster; // cluster descriptor file; empty: the arch's default for the netlist's chips
   bool allArchs = false; // every arch the netlist lists, with its bundled default descriptor
+  bool anyArch = false;  // valid when some listed arch accepts it (firstAcceptingArch), with a note
   bool emitJson = false;
   bool stats = false;
   std::string output;  // empty: stdout

@@ -36,6 +36,32 @@ std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Ar
   return ValidationTarget{arch, device, cluster};
 }
 
+std::optional<AcceptingArch> firstAcceptingArch(const Netlist& nl, Arch rejected, DeviceCache& devices,
+                                                const DiagnosticEngine& before) {
+  for (const auto& listed : nl.devices.arch) {
+    const Arch arch = listed.value;
+    if (arch == rejected) continue;
+    const SocDescriptor& device = devices.forArch(arch);
+    const ClusterDescriptor* cluster = devices.clusterFor(arch, device, chipsNamed(nl));
+    if (!cluster) continue;
+    AcceptingArch found{ValidationTarget{arch, &device, cluster}, before};
+    validateNetlist(nl, found.target, found.diags);
+    if (found.diags.errorCount() == 0) return found;
+  }
+  return std::nullopt;
+}
+
+std::string archFallbackNote(Arch first, const DiagnosticEngine& firstDiags, Arch chosen, const std::string& verb) {
+  std::string why;
+  for (const auto& d : firstDiags.diagnostics())
+    if (d.severity == Severity::Error) {
+      why = " (" + d.rule + ": " + d.message + ")";
+      break;
+    }
+  return std::string(archName(first)) + ", the netlist's first arch, rejects it" + why + "; " + verb + " " +
+         std::string(archName(chosen)) + ", the first arch it lists that accepts it";
+}
+
 std::optional<CheckedNetlist> loadCheckedNetlist(const std::string& path, const std::string& arch,
                                                  const std::string& device, const std::string& tool,
                                                  const PrintOptions& print, std::ostream& err, int& exitCode,

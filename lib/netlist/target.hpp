@@ -28,6 +28,25 @@ std::string listedArchs(const Netlist& nl);
 std::optional<ValidationTarget> chooseTarget(const Netlist& nl, std::optional<Arch> requested, DeviceCache& devices,
                                              DiagnosticEngine& diags);
 
+// The arch a netlist runs on when its first arch rejects it: the next arch
+// of devices.arch, in order, whose validation (bundled default descriptor,
+// default cluster) finds no error. `diags` then holds `before` plus that
+// arch's diagnostics. Upstream runs a test on the archs it is valid for, and
+// corpus netlists list grayskull first while using tiles or a Float32 dest
+// only wormhole_b0 and blackhole have. Used by `loader run` without --arch and
+// `netlist-check --any-arch`.
+struct AcceptingArch {
+  ValidationTarget target;
+  DiagnosticEngine diags;
+};
+std::optional<AcceptingArch> firstAcceptingArch(const Netlist& nl, Arch rejected, DeviceCache& devices,
+                                                const DiagnosticEngine& before);
+
+// "grayskull, the netlist's first arch, rejects it (rule: message); running
+// on wormhole_b0, the first arch it lists that accepts it": `firstDiags` are
+// the first arch's diagnostics, `verb` what the tool does on the other arch.
+std::string archFallbackNote(Arch first, const DiagnosticEngine& firstDiags, Arch chosen, const std::string& verb);
+
 // A netlist read, parsed and validated against its target exactly as
 // netlist-check does: the start of every stage that reads a netlist.
 struct CheckedNetlist {

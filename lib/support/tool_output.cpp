@@ -10,6 +10,7 @@ std::string versionString(std::string_view tool) { return std::string(tool) + " 
 std::ostream& toolError(std::ostream& err, std::string_view who) { return err << who << ": error: "; }
 
 std::ostream& toolWarning(std::ostream& err, std::string_view who) { return err << who << ": warning: "; }
+std::ostream& toolNote(std::ostream& err, std::string_view who) { return err << who << ": note: "; }
 
 Expected<void> writeDepfile(const std::string& depfile, const std::vector<std::string>& targets,
                             const std::vector<std::string>& prerequisites) {

@@ -18,8 +18,9 @@ std::string versionString(std::string_view tool);
 // caller ends with "\n". `who` is the tool's name, or the file the error is
 // about (`out.yaml: error: cannot write: ...`), as llvm tools print.
 std::ostream& toolError(std::ostream& err, std::string_view who);
-// The same for `<who>: warning: `.
+// The same for `<who>: warning: ` and `<who>: note: `.
 std::ostream& toolWarning(std::ostream& err, std::string_view who);
+std::ostream& toolNote(std::ostream& err, std::string_view who);
 
 // Writes the make rule "targets: prerequisites" to `depfile` atomically,
 // every word escaped for make; empty prerequisites (an optional input that

@@ -20,7 +20,7 @@ using tessera::loader::LoaderOptions;
 // The options every form takes. `targetHelp` states the form's default target.
 void addRunOptions(CLI::App& app, LoaderOptions& opts, const std::string& targetHelp) {
   app.add_option("--target", opts.target, targetHelp)->type_name("<target>");
-  app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists")->type_name("<arch>");
+  app.add_option("--arch", opts.arch, "Target arch; default: the first arch the netlist lists that accepts it")->type_name("<arch>");
   app.add_option("--cluster", opts.cluster,
                  "Cluster descriptor (BUDA's format); default: the arch's topology for the netlist's highest "
                  "target_device (docs/cluster.md)")

@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
   auto* allArchs = app.add_flag("--all-archs", opts.allArchs,
                                 "Check against every arch the netlist lists (bundled default descriptors)");
   allArchs->excludes(app.get_option("--arch"))->excludes(app.get_option("--device"));
+  app.add_flag("--any-arch", opts.anyArch,
+               "Valid when some arch the netlist lists accepts it: the first arch that does is checked and named "
+               "in a note (what loader run does without --arch)")
+      ->excludes(allArchs)
+      ->excludes(app.get_option("--arch"))
+      ->excludes(app.get_option("--device"));
   app.add_flag("--emit-json", opts.emitJson, "Print the normalized model as JSON (docs/netlist-json.md)");
   app.add_flag("--stats", opts.stats, "Print a summary: ops by type, cores per graph, queue bytes per DRAM channel");
   app.add_option("-o,--output", opts.output, "Write --emit-json/--stats output to this file instead of stdout")
