@@ -1,7 +1,7 @@
 // Special ops of the reference model. Each follows what BUDA's own golden
 // model does for the op (docs/golden-special-ops.md): splice copies t slices
 // or ublocks in [index, length, stride] rounds, depthwise is a matmul of
-// diagonal blocks, embedding gathers table rows, tilizer keeps the values,
+// diagonal blocks, embedding gathers table rows, tilizer copies the values through dest,
 // topk runs the device's bitonic network, the quantization family computes
 // x*scale+zp and (x-zp)*scale, and sparse matmul walks the strip encoding.
 #include "golden/special_ops.hpp"
@@ -783,6 +783,9 @@ Tensor evalTilizer(const OpSpec& spec, std::span<const Tensor> inputs) {
   std::vector<Tensor> in = unpacked(spec, inputs, 1, 1);
   checkOutputShape(spec, in[0].z, in[0].r, in[0].c);
   Tensor out = std::move(in[0]);
+  // The kernel copies the tiles through dest, as a datacopy does: a
+  // Float16_b acc_df rounds Float16 values there before the packer.
+  if (spec.roundOutput) roundTo(spec, destFormatOf(spec.accDf), out);
   packOutput(spec, out);
   return out;
 }

@@ -309,7 +309,7 @@ private:
     if (!tiny) return true;
     const SourceLoc at = op_.tileDim.present() ? op_.tileDim.loc : op_.loc;
     const bool family = k.family == Family::Unary || k.family == Family::Binary ||
-                        k.family == Family::Matmul || k.family == Family::Reduce;
+                        k.family == Family::Matmul || k.family == Family::Reduce || k.family == Family::Tilizer;
     if (!family) {
       unsupported(at, std::string(familyName(k.family)) + " kernel with tiles other than 32x32 (tile_dim " +
                           dimText(opTile) + " or an input's)");

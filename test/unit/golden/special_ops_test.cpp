@@ -442,6 +442,23 @@ TEST_CASE("tilizer keeps the values and rounds to out_df", "[special]") {
   CHECK_THROWS_WITH(evalTilizer(small.spec, std::vector<Tensor>{in}), Catch::Contains("blocking"));
 }
 
+TEST_CASE("tilizer rounds through dest: acc_df Float16_b, out_df Float16", "[special]") {
+  // The kernel copies the tiles through dest, so a Float16_b dest drops the
+  // mantissa bits Float16 keeps: 1 + 2^-10 is a Float16 value, in bfloat16
+  // it rounds to 1 (ties away from zero need 2^-8); 1 + 2^-7 survives both.
+  Op op("tilizer", 1, {1, 1}, {1, 1}, {1, 1});
+  op.spec.outDf = netlist::DataFormat::Float16;
+  op.spec.accDf = netlist::DataFormat::Float16_b;
+  const float fine = 1.0f + 1.0f / 1024.0f, coarse = 1.0f + 1.0f / 128.0f;
+  const Tensor in = make(1, 1, 1, 1, [&](int64_t, int64_t, int64_t r, int64_t) { return r % 2 == 0 ? fine : coarse; });
+  Tensor out = evalTilizer(op.spec, std::vector<Tensor>{in});
+  for (int64_t r = 0; r < T; ++r) CHECK(out.at(0, 0, r, 0) == (r % 2 == 0 ? 1.0f : coarse));
+  // With a Float16 dest nothing is lost.
+  op.spec.accDf = netlist::DataFormat::Float16;
+  out = evalTilizer(op.spec, std::vector<Tensor>{in});
+  for (int64_t r = 0; r < T; ++r) CHECK(out.at(0, 0, r, 0) == (r % 2 == 0 ? fine : coarse));
+}
+
 // ============================================================================ topk
 namespace {
 // Reference: a plain descending sort of each core's row (values distinct).
