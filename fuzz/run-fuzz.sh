@@ -79,6 +79,12 @@ for t in "${targets[@]}"; do
   [ "$t" = program ] && seeds=$here/seeds/netlist # programs live in netlists
   [ "$t" = blob-sim ] && seeds=$here/seeds/blob-yaml # the differential target reads blob.yaml
   secs=$(seconds_for "$t")
+  # libFuzzer reads -max_total_time=0 as "no limit": a share that rounds
+  # down to 0 would fuzz forever.
+  if [ "$secs" -lt 1 ]; then
+    echo "run-fuzz.sh: $total seconds give $t less than one second (${#targets[@]} targets); give more" >&2
+    exit 2
+  fi
   corpus=$work/$t
   artifacts=$work/artifacts/$t
   log=$work/logs/$t.log
