@@ -92,7 +92,7 @@ void EpochBuilder::createOpBuffers(const Op& op, const hlk::KernelConfig& cfg) {
             d.epochTiles = static_cast<uint32_t>(outTiles);
             d.sizeTiles = static_cast<uint32_t>(outTiles);
             b.minSize = outTiles;
-              d.tileSize = tileBytes(o.df, false, o.tile);
+            d.tileSize = tileBytes(o.df, false, o.tile);
             if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
             d.scatterGatherNumTiles = static_cast<uint32_t>(outTiles);
             d.dramBufFlag = true;
