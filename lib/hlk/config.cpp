@@ -204,6 +204,18 @@ OperandInfo inputOperand(const netlist::Op& op, size_t i, Layout layout, int64_t
   return o;
 }
 
+int KernelConfig::outputOperand() const {
+  for (const OperandInfo& o : operands)
+    if (o.role == OperandRole::Output) return o.operand;
+  return static_cast<int>(contract::kFirstOutputOperand);
+}
+
+int KernelConfig::spillOperand() const {
+  for (const OperandInfo& o : operands)
+    if (o.role == OperandRole::Spill) return o.operand;
+  return -1;
+}
+
 OperandInfo outputOperand(const netlist::Op& op) {
   OperandInfo o;
   o.operand = contract::kFirstOutputOperand;
@@ -279,6 +291,8 @@ public:
     // The packer's relu would act on the accumulated sum, not on each input's output.
     if (op_.gradientOp.value && k_.common.reluMode != 0)
       return unsupported(op_.attributes.loc, "relu on a gradient op (the packer would apply it to the accumulated sum)");
+    if (op_.gradientOp.value && result->family != Family::Fused && !gradientOnAccumulatorOperand(*result))
+      return std::nullopt;
     std::sort(result->operands.begin(), result->operands.end(),
               [](const OperandInfo& a, const OperandInfo& b) { return a.operand < b.operand; });
     if (!tileShapes(*result)) return std::nullopt;
@@ -286,6 +300,24 @@ public:
   }
 
 private:
+  // BUDA's gradient accumulator is operand 24 (an intermediate: its pipegen2
+  // rejects a gradient_op buffer on an output operand), so a gradient op's
+  // output moves there and its kernel-internal buffers one up. A fused op's
+  // intermediates are numbered from 24 by the fused op itself: it keeps 16.
+  bool gradientOnAccumulatorOperand(KernelConfig& k) {
+    for (OperandInfo& o : k.operands)
+      if (o.operand >= static_cast<int>(contract::kFirstIntermediateOperand)) ++o.operand;
+    for (OperandInfo& o : k.operands) {
+      if (o.role == OperandRole::Output) o.operand = static_cast<int>(contract::kFirstIntermediateOperand);
+      if (o.operand >= static_cast<int>(contract::kOperandCount)) {
+        unsupported(op_.gradientOp.loc, "a gradient op whose kernel uses every intermediate operand (the "
+                                        "accumulator takes operand 24)");
+        return false;
+      }
+    }
+    return true;
+  }
+
   // tile_dim (docs/net2hlks.md "Tiny tiles"): each operand's tiles take the
   // shape of the producer (inputs) or the op (the rest). The kernel families
   // that walk tiles one by one through UNPACK and PACK support any shape

@@ -194,6 +194,12 @@ struct KernelConfig {
   std::shared_ptr<const FusedPlan> fused; // Family::Fused
   std::shared_ptr<const SparseMatmulPlan> sparse; // Family::Matmul with identity: true
   std::vector<OperandInfo> operands;      // sorted by operand number
+
+  // The operand the kernel packs its output into: 16, or 24 for a gradient
+  // op (BUDA's accumulator operand; docs/net2hlks.md "Operands and tile orders").
+  int outputOperand() const;
+  // The partial-sums operand (role Spill): 24, 25 for a gradient op; -1 when none.
+  int spillOperand() const;
 };
 
 // Computes the kernel configuration of one op of a valid netlist. Problems

@@ -35,6 +35,12 @@ private:
 
 std::string n(int64_t v) { return std::to_string(v); }
 
+// The spill operand, or where it would be when the kernel has none (unused).
+int64_t spillOperandOf(const KernelConfig& k) {
+  if (k.spillOperand() >= 0) return k.spillOperand();
+  return contract::kFirstIntermediateOperand + (k.outputOperand() == static_cast<int>(contract::kFirstIntermediateOperand) ? 1 : 0);
+}
+
 void commonFields(HeaderWriter& h, const KernelConfig& k) {
   const CommonArgs& c = k.common;
   h.section("every kernel");
@@ -55,7 +61,7 @@ void commonFields(HeaderWriter& h, const KernelConfig& k) {
   h.field("DataFormatCode", "kInFormat[" + n(static_cast<int64_t>(c.inFormats.size())) + "]", "{" + in + "}", "in_df");
   h.field("DataFormatCode", "kOutFormat", formatCode(c.outFormat), "out_df");
   h.field("DataFormatCode", "kIntermedFormat", formatCode(c.intermedFormat), "intermed_df");
-  h.field("int", "kOutputOperand", n(contract::kFirstOutputOperand), "");
+  h.field("int", "kOutputOperand", n(k.outputOperand()), "");
   h.field("uint32_t", "kReluMode", n(c.reluMode), "0 off, 1 min, 2 max (packer)");
   h.field("uint32_t", "kReluThreshold", hex32(c.reluThresholdBits), "float32 bits");
   h.field("bool", "kUntilizeOutput", b(c.untilize), "untilize_output");
@@ -113,7 +119,7 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("SfpuFunc", "kSfpuFunc", sfpuCode(m.func, m.approximate), "");
     h.field("uint32_t", "kSfpuParam", hex32(m.param), "");
     h.field("bool", "kSpill", b(m.spill), "partial sums go through the spill operand");
-    h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
+    h.field("int", "kSpillOperand", n(spillOperandOf(k)), "intermed_df");
     h.field("int", "kQuant", n(m.quant), "0 none; 1 requant: x * scale + zp to Int8; 2 dequant: (x + zp) * scale");
     h.field("int", "kScaleOperand", n(m.bias ? 3 : 2), "the scale input (kQuant != 0)");
     h.field("uint32_t", "kZeroPoint", hex32(m.zeroPointBits), "float32 bits");
@@ -134,7 +140,7 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("int", "kReduceZ", n(r.z), "z: input t slices per output t");
     h.field("EltwiseOp", "kReduceZOp", r.type == contract::kReduceMax ? "kEltMax" : "kEltAdd", "z: how slices combine");
     h.field("bool", "kSpill", b(r.overZ && r.z > 1), "z: partial results go through the spill operand");
-    h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
+    h.field("int", "kSpillOperand", n(spillOperandOf(k)), "intermed_df");
     break;
   }
   case Family::Splice: {
@@ -165,7 +171,7 @@ std::string renderArgs(const KernelConfig& k) {
     h.field("int", "kIn1BlockTiles", n(k.common.mblock.c * k.common.ublock.c), "input 1 tiles per block (one row)");
     h.field("bool", "kBias", b(dw.bias), "input 2: row 0 of each tile added");
     h.field("bool", "kSpill", b(dw.spill), "partial sums go through the spill operand");
-    h.field("int", "kSpillOperand", n(contract::kFirstIntermediateOperand), "intermed_df");
+    h.field("int", "kSpillOperand", n(spillOperandOf(k)), "intermed_df");
     break;
   }
   case Family::Quant:

@@ -131,11 +131,13 @@ public:
   void fitKernelBuffers(pipe::PipegenYaml& doc) {
     pipe::BufferId next = 0;
     std::map<OperandSlot, pipe::Buffer*> byOperand;
-    std::map<std::string, std::vector<const pipe::Buffer*>> opCores; // one buffer per core: the packer
+    std::map<std::string, std::vector<const pipe::Buffer*>> opCores; // one buffer per core: the packer or accumulator
     for (pipe::Buffer& b : doc.buffers) {
       next = std::max(next, b.uniqid + std::max<uint32_t>(1, b.replicate));
       byOperand[{b.mdOpName, b.id, b.core.r, b.core.c}] = &b;
-      if (b.bufferType == pipe::BufferType::Packer && ops_.count(b.mdOpName)) opCores[b.mdOpName].push_back(&b);
+      // A gradient op has no packer: its accumulator (operand 24) marks its cores.
+      const bool marks = b.bufferType == pipe::BufferType::Packer || b.bufferTypeText == "gradient_op";
+      if (marks && ops_.count(b.mdOpName)) opCores[b.mdOpName].push_back(&b);
     }
     std::vector<pipe::Buffer> added;
     for (const auto& [opName, packers] : opCores) {
@@ -183,8 +185,8 @@ private:
     if (!cfg) return std::nullopt;
     for (const hlk::OperandInfo& o : cfg->operands)
       if (o.operand == static_cast<int>(b.id)) return o.df;
-    // An operand our kernel does not have (BUDA keeps a gradient op's
-    // accumulator on operand 24): the format BUDA's operand numbering gives it.
+    // An operand our kernel does not have: the format BUDA's operand
+    // numbering gives it.
     const netlist::Op& o = *op->second;
     if (b.id < 16 && b.id < o.inDf.size() && o.inDf[b.id].present()) return o.inDf[b.id].value;
     if (b.id >= 16 && b.id < 24 && o.outDf.present()) return o.outDf.value;

@@ -81,14 +81,19 @@ void EpochBuilder::createOpBuffers(const Op& op, const hlk::KernelConfig& cfg) {
             // owns is loaded at epoch start and written back at its end.
             const size_t qb = sh_.queueFirstBuffer.at(gradientQueue->name) + core;
             const QueueBufferInfo& info = sh_.out.queueBuffers[qb];
+            // BUDA's layout: an intermediate operand (24, hlk::KernelConfig::
+            // outputOperand) that pipes never touch, so like any intermediate
+            // it has no tiles_per_input and its epoch_tiles is its block.
             d.bufferType = BufferType::Other;
             d.bufferTypeText = "gradient_op";
-            d.comment = "Op " + op.name + ": " + coreText(pc) + ", kernel output buf, gradient accumulation in " +
+            d.comment = "Op " + op.name + ": " + coreText(pc) + ", kernel intermediate buf, gradient accumulation in " +
                         gradientQueue->name + ": " + cellText(r, c);
+            d.tilesPerInput = 0;
+            d.epochTiles = static_cast<uint32_t>(outTiles);
             d.sizeTiles = static_cast<uint32_t>(outTiles);
             b.minSize = outTiles;
             d.tileSize = tileBytes(o.df, false, o.tile);
-          if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
+            if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));  // size alone is ambiguous
             d.scatterGatherNumTiles = static_cast<uint32_t>(outTiles);
             d.dramBufFlag = true;
             d.writeDramBufFlag = true;

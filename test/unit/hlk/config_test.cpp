@@ -436,7 +436,11 @@ TEST_CASE("matmul gradient_op: partial sums in place only where they do not fit 
   REQUIRE(f->config);
   CHECK(f->config->matmul.spill);
   CHECK_FALSE(f->config->matmul.partialsInPlace);
-  CHECK(operand(*f->config, 24).role == OperandRole::Spill);
+  // The gradient block is BUDA's accumulator operand 24; the spill moves up.
+  CHECK(operand(*f->config, 24).role == OperandRole::Output);
+  CHECK(operand(*f->config, 25).role == OperandRole::Spill);
+  CHECK(f->config->outputOperand() == 24);
+  CHECK(f->config->spillOperand() == 25);
   CHECK(hlk::gradientPartialsInPlace(fits.nl, fits.target()).empty());
 
   auto big = load(text(10, 21, ""));
@@ -445,6 +449,8 @@ TEST_CASE("matmul gradient_op: partial sums in place only where they do not fit 
   CHECK_FALSE(b->config->matmul.spill);
   CHECK(b->config->matmul.partialsInPlace);
   for (const auto& o : b->config->operands) CHECK(o.role != OperandRole::Spill);
+  CHECK(b->config->spillOperand() == -1);
+  CHECK(contains(renderKernel(*b->config).argsHeader, "constexpr int kOutputOperand = 24;"));
   KernelText k = renderKernel(*b->config);
   CHECK(contains(k.argsHeader, "constexpr bool kSpill = false;"));
   CHECK(contains(k.source, "pack_gradient_partial<kUblockTiles, kMblockUblocks>(t, ub);"));
@@ -456,5 +462,5 @@ TEST_CASE("matmul gradient_op: partial sums in place only where they do not fit 
   auto s = configure(sfpu, "mm");
   REQUIRE(s->config);
   CHECK(s->config->matmul.spill);
-  CHECK(operand(*s->config, 24).role == OperandRole::Spill);
+  CHECK(operand(*s->config, 25).role == OperandRole::Spill);
 }
