@@ -170,9 +170,8 @@ Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
 
 // `count` copies of a one-entry tensor, stacked along w.
 Tensor stacked(const Tensor& one, int64_t count) {
-  Tensor out(count * one.w, one.z, one.r, one.c);
-  for (int64_t i = 0; i < count; ++i)
-    std::copy(one.data.begin(), one.data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * one.data.size()));
+  Tensor out = Tensor::reserved(count * one.w, one.z, one.r, one.c);  // appended: no zero-fill first
+  for (int64_t i = 0; i < count; ++i) out.data.insert(out.data.end(), one.data.begin(), one.data.end());
   if (!one.rawBits.empty())
     for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
   return out;
