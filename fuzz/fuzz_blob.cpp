@@ -65,26 +65,24 @@ bool sameBlob(const CoreBlob& a, const CoreBlob& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);
-  std::string error;
-  if (auto blob = decodeCoreBlob(bytes, error)) {
+  if (auto blob = decodeCoreBlob(bytes)) {
     if (!checkEncodable(*blob).empty()) invariantBroken("a decoded blob is not encodable");
     std::vector<uint32_t> words = encodeCoreBlob(*blob);
     if (words.size() * 4 != encodedSizeBytes(*blob)) invariantBroken("encodedSizeBytes disagrees with encodeCoreBlob");
     std::vector<uint8_t> again = wordsToBytes(words);
-    std::string error2;
-    auto blob2 = decodeCoreBlob(again, error2);
-    if (!blob2) invariantBroken(("re-encoded blob does not decode: " + error2).c_str());
+    auto blob2 = decodeCoreBlob(again);
+    if (!blob2) invariantBroken(("re-encoded blob does not decode: " + blob2.error()).c_str());
     if (!sameBlob(*blob, *blob2)) invariantBroken("decode(encode(decode(bytes))) != decode(bytes)");
     if (encodeCoreBlob(*blob2) != words) invariantBroken("encoding is not canonical");
     (void)dumpCoreBlob(*blob, words.size() * 4);
-  } else if (error.empty()) {
+  } else if (blob.error().empty()) {
     invariantBroken("decode failed without an error message");
   }
 
   std::string text(reinterpret_cast<const char*>(data), size);
-  if (auto segments = readHex(text, error)) {
+  if (auto segments = readHex(text)) {
     std::string written = writeHex(*segments);
-    auto back = readHex(written, error);
+    auto back = readHex(written);
     if (!back || back->size() != segments->size()) invariantBroken("writeHex output does not read back");
     for (size_t i = 0; i < back->size(); ++i)
       if ((*back)[i].wordAddress != (*segments)[i].wordAddress || (*back)[i].words != (*segments)[i].words)

@@ -30,9 +30,8 @@ void readOnce(const SourceBuffer& source, const blob::BlobReadOptions& options) 
   for (const blob::CoreBlob& core : blob::splitByCore(*yaml, 1)) {
     if (!blob::checkEncodable(core).empty()) continue; // blobgen reports these
     std::vector<uint8_t> bytes = blob::wordsToBytes(blob::encodeCoreBlob(core));
-    std::string error;
-    if (!blob::decodeCoreBlob(bytes, error))
-      fuzz::invariantBroken("fuzz-blob-yaml", ("an encodable core blob does not decode: " + error).c_str());
+    if (auto decoded = blob::decodeCoreBlob(bytes); !decoded)
+      fuzz::invariantBroken("fuzz-blob-yaml", ("an encodable core blob does not decode: " + decoded.error()).c_str());
   }
 }
 

@@ -1,7 +1,7 @@
 // libFuzzer target for the ELF32 reader (lib/elf/elf.cpp): what hlkc checks
 // and the simulator loads.
 //
-// One input: parseElf32. nullopt must come with a reason; an image's
+// One input: parseElf32. A failure must come with a reason; an image's
 // segments must be consistent (memSize >= file bytes, no address wrap).
 //
 // Build and run: fuzz/run-fuzz.sh SECONDS elf (docs/fuzzing.md).
@@ -22,10 +22,9 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string error;
-  auto image = tessera::elf::parseElf32(std::span<const uint8_t>(data, size), error);
+  auto image = tessera::elf::parseElf32(std::span<const uint8_t>(data, size));
   if (!image) {
-    if (error.empty()) invariantBroken("nullopt without a reason");
+    if (image.error().empty()) invariantBroken("a failure without a reason");
     return 0;
   }
   for (const auto& seg : image->segments) {

@@ -3,7 +3,7 @@
 // read. fuzz-blob also feeds its bytes to readHex, but with a binary corpus;
 // this target has text seeds and a .hex dictionary.
 //
-// One input: readHex; nullopt must come with "line N: ..."; segments that
+// One input: readHex; a failure must come with "line N: ..."; segments that
 // read must survive writeHex/readHex unchanged.
 //
 // Build and run: fuzz/run-fuzz.sh SECONDS hex (docs/fuzzing.md).
@@ -25,15 +25,13 @@ namespace {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera::blob;
   std::string text(reinterpret_cast<const char*>(data), size);
-  std::string error;
-  auto segments = readHex(text, error);
+  auto segments = readHex(text);
   if (!segments) {
-    if (error.rfind("line ", 0) != 0) invariantBroken("error without 'line N:'");
+    if (segments.error().rfind("line ", 0) != 0) invariantBroken("error without 'line N:'");
     return 0;
   }
   std::string written = writeHex(*segments);
-  std::string error2;
-  auto back = readHex(written, error2);
+  auto back = readHex(written);
   if (!back || back->size() != segments->size()) invariantBroken("writeHex output does not read back");
   for (size_t i = 0; i < back->size(); ++i)
     if ((*back)[i].wordAddress != (*segments)[i].wordAddress || (*back)[i].words != (*segments)[i].words)

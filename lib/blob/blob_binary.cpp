@@ -742,8 +742,10 @@ std::optional<CoreBlob> Decoder::run() {
 
 }  // namespace
 
-std::optional<CoreBlob> decodeCoreBlob(std::span<const uint8_t> bytes, std::string& error) {
-  return Decoder(bytes, error).run();
+Expected<CoreBlob> decodeCoreBlob(std::span<const uint8_t> bytes) {
+  std::string error;
+  if (std::optional<CoreBlob> blob = Decoder(bytes, error).run()) return std::move(*blob);
+  return Failure{std::move(error)};
 }
 
 std::vector<uint8_t> wordsToBytes(std::span<const uint32_t> words) {
@@ -797,14 +799,11 @@ std::optional<uint32_t> parseHexWord(std::string_view s) {
 
 }  // namespace
 
-std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::string& error) {
+Expected<std::vector<HexSegment>> readHex(const std::string& text) {
   std::vector<HexSegment> segments;
   size_t pos = 0;
   uint64_t lineNo = 0;
-  auto fail = [&](const std::string& msg) {
-    error = "line " + std::to_string(lineNo) + ": " + msg;
-    return std::nullopt;
-  };
+  auto fail = [&](const std::string& msg) { return Failure{"line " + std::to_string(lineNo) + ": " + msg}; };
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();

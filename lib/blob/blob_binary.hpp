@@ -32,6 +32,7 @@
 #pragma once
 
 #include "blob/blob_model.hpp"
+#include "support/expected.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -48,9 +49,9 @@ namespace tessera::blob {
 std::vector<uint32_t> encodeCoreBlob(const CoreBlob& blob);
 
 // Decodes the blob at the start of `bytes` (the overlay region of a core's
-// L1). On malformed bytes returns nullopt and a message naming the offset
+// L1). On malformed bytes returns a Failure whose message names the offset
 // and the field.
-std::optional<CoreBlob> decodeCoreBlob(std::span<const uint8_t> bytes, std::string& error);
+Expected<CoreBlob> decodeCoreBlob(std::span<const uint8_t> bytes);
 
 // One contiguous run of words of a .hex file: `@<word address>` then one
 // 8-digit hex word per line.
@@ -60,8 +61,8 @@ struct HexSegment {
 };
 
 std::string writeHex(const std::vector<HexSegment>& segments);
-// Parses .hex text; on error returns nullopt and "line N: message".
-std::optional<std::vector<HexSegment>> readHex(const std::string& text, std::string& error);
+// Parses .hex text; on error returns a Failure "line N: message".
+Expected<std::vector<HexSegment>> readHex(const std::string& text);
 
 // ---- Additions (blobgen, tests, simulator) ----
 

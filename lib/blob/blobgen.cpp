@@ -6,9 +6,10 @@
 #include "blob/blob_yaml_reader.hpp"
 #include "device/device_contract.h"
 #include "device/soc_descriptor.hpp"
-#include "netlist/target.hpp"
+#include "device/device_cache.hpp"
 #include "support/diagnostics.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 #include "support/parallel.hpp"
 #include "support/source.hpp"
 
@@ -57,18 +58,17 @@ uint32_t lineOfWord(const std::string& text, uint64_t index) {
 }
 
 int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, const PrintOptions& print) {
-  std::string readError;
-  auto text = readFile(opts.inputs.front(), readError);
+  auto text = readFile(opts.inputs.front());
   if (!text) {
-    err << opts.inputs.front() << ": error: cannot read: " << readError << "\n";
+    toolError(err, opts.inputs.front()) << "cannot read: " << text.error() << "\n";
     return 1;
   }
   SourceBuffer source(opts.inputs.front(), std::move(*text));
   DiagnosticEngine diags;
-  std::string error;
-  auto segments = readHex(source.text(), error);
+  auto segments = readHex(source.text());
   if (!segments) {
     // "line N: message"
+    const std::string& error = segments.error();
     uint32_t line = 0;
     std::string message = error;
     if (size_t colon = error.find(": "); error.rfind("line ", 0) == 0 && colon != std::string::npos) {
@@ -93,8 +93,9 @@ int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, co
   }
   const std::vector<uint32_t>& words = (*segments)[0].words;
   std::vector<uint8_t> bytes = wordsToBytes(words);
-  auto blob = decodeCoreBlob(bytes, error);
+  auto blob = decodeCoreBlob(bytes);
   if (!blob) {
+    const std::string& error = blob.error();
     // "offset 0x<o>: ..." -> the line of that word.
     uint32_t line = 0;
     if (size_t colon = error.find(':'); error.rfind("offset 0x", 0) == 0 && colon != std::string::npos) {
@@ -113,9 +114,8 @@ int runDump(const BlobgenOptions& opts, std::ostream& out, std::ostream& err, co
     out << dump;
     return 0;
   }
-  std::string writeError;
-  if (!writeFileAtomic(opts.output, dump, writeError)) {
-    err << opts.output << ": error: cannot write: " << writeError << "\n";
+  if (auto written = writeFileAtomic(opts.output, dump); !written) {
+    toolError(err, opts.output) << "cannot write: " << written.error() << "\n";
     return 1;
   }
   return 0;
@@ -186,10 +186,9 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const Clu
               const std::string& deviceFile,
               const std::string& input, uint32_t epoch, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  std::string readError;
-  auto text = readFile(input, readError);
+  auto text = readFile(input);
   if (!text) {
-    err << input << ": error: cannot read blob.yaml: " << readError << "\n";
+    toolError(err, input) << "cannot read blob.yaml: " << text.error() << "\n";
     return 1;
   }
   SourceBuffer source(input, std::move(*text));
@@ -267,14 +266,13 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const Clu
   std::error_code ec;
   std::filesystem::create_directories(opts.outDir, ec);
   if (ec) {
-    err << opts.outDir << ": error: cannot create directory: " << ec.message() << "\n";
+    toolError(err, opts.outDir) << "cannot create directory: " << ec.message() << "\n";
     return 1;
   }
   std::vector<std::string> written;
-  std::string writeError;
   for (const Output& o : outputs) {
-    if (!writeFileAtomic(o.path, o.text, writeError)) {
-      err << o.path << ": error: cannot write: " << writeError << "\n";
+    if (auto wrote = writeFileAtomic(o.path, o.text); !wrote) {
+      toolError(err, o.path) << "cannot write: " << wrote.error() << "\n";
       for (const std::string& w : written) std::filesystem::remove(w, ec);
       return 1;
     }
@@ -294,14 +292,11 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const Clu
     for (const auto& p : stale) std::filesystem::remove(p, ec);
   }
   if (!opts.depfile.empty()) {
-    std::string targets;
-    for (const Output& o : outputs) targets += (targets.empty() ? "" : " ") + escapeMakeWord(o.path);
-    if (targets.empty()) targets = escapeMakeWord(opts.outDir);
-    std::string deps = targets + ": " + escapeMakeWord(input);
-    if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
-    if (!opts.cluster.empty()) deps += " " + escapeMakeWord(opts.cluster);
-    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
-      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+    std::vector<std::string> targets;
+    for (const Output& o : outputs) targets.push_back(o.path);
+    if (targets.empty()) targets.push_back(opts.outDir);
+    if (auto written = writeDepfile(opts.depfile, targets, {input, deviceFile, opts.cluster}); !written) {
+      toolError(err, opts.depfile) << "cannot write depfile: " << written.error() << "\n";
       return 1;
     }
   }
@@ -317,42 +312,42 @@ int encodeOne(const BlobgenOptions& opts, const SocDescriptor& device, const Clu
 int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   if (opts.inputs.empty()) {
-    err << kTool << ": error: no input\n";
+    toolError(err, kTool) << "no input\n";
     return 2;
   }
   if (opts.dump) {
     if (opts.inputs.size() > 1) {
-      err << kTool << ": error: --dump takes one .hex file\n";
+      toolError(err, kTool) << "--dump takes one .hex file\n";
       return 2;
     }
     if (!opts.cluster.empty()) {
-      err << kTool << ": error: --dump takes a .hex file and prints it; --cluster does not apply\n";
+      toolError(err, kTool) << "--dump takes a .hex file and prints it; --cluster does not apply\n";
       return 2;
     }
     if (!opts.outDir.empty() || !opts.depfile.empty() || opts.epoch) {
-      err << kTool << ": error: --dump takes a .hex file and prints it; -o/--out-dir, --epoch and --depfile "
+      toolError(err, kTool) << "--dump takes a .hex file and prints it; -o/--out-dir, --epoch and --depfile "
              "do not apply (use --output to write the text to a file)\n";
       return 2;
     }
     return runDump(opts, out, err, print);
   }
   if (opts.outDir.empty()) {
-    err << kTool << ": error: -o/--out-dir is required (or --dump FILE.hex)\n"
+    toolError(err, kTool) << "-o/--out-dir is required (or --dump FILE.hex)\n"
         << "Run with --help for usage.\n";
     return 2;
   }
   if (!opts.output.empty()) {
-    err << kTool << ": error: --output applies to --dump only\n";
+    toolError(err, kTool) << "--output applies to --dump only\n";
     return 2;
   }
   if (opts.inputs.size() > 1 && (opts.epoch || !opts.depfile.empty())) {
-    err << kTool << ": error: --epoch and --depfile take one input; with several, each epoch comes from its "
+    toolError(err, kTool) << "--epoch and --depfile take one input; with several, each epoch comes from its "
                     "path (temporal_epoch_<E>)\n";
     return 2;
   }
   std::optional<Arch> arch;
-  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
-  netlist::DeviceCache devices;
+  if (!parseArchOption(opts.arch, kTool, err, arch)) return 2;
+  DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& device = devices.explicitOr(arch.value_or(Arch::Grayskull));
@@ -370,7 +365,7 @@ int runBlobgen(const BlobgenOptions& opts, std::ostream& out, std::ostream& err)
   for (size_t i = 0; i < opts.inputs.size(); ++i) {
     epochs.push_back(opts.epoch ? *opts.epoch : epochFromPath(opts.inputs[i]).value_or(0));
     if (auto [it, added] = byEpoch.emplace(epochs.back(), i); !added) {
-      err << kTool << ": error: " << opts.inputs[it->second] << " and " << opts.inputs[i] << " are both temporal epoch "
+      toolError(err, kTool) << opts.inputs[it->second] << " and " << opts.inputs[i] << " are both temporal epoch "
           << epochs.back() << " (from their paths): their blobs would overwrite each other\n";
       return 2;
     }

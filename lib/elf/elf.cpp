@@ -43,15 +43,10 @@ struct Section {
   uint32_t type = 0, offset = 0, size = 0, link = 0, entsize = 0;
 };
 
-bool fail(std::string& error, std::string message) {
-  error = std::move(message);
-  return false;
-}
-
-bool readSections(const Reader& r, uint32_t shoff, uint32_t shnum, std::vector<Section>& out, std::string& error) {
+Expected<void> readSections(const Reader& r, uint32_t shoff, uint32_t shnum, std::vector<Section>& out) {
   if (!r.has(shoff, uint64_t(shnum) * kShdrSize))
-    return fail(error, "section header table (" + std::to_string(shnum) + " entries at offset " + support::hexLiteral(shoff) +
-                           ") extends past the end of the file");
+    return Failure{"section header table (" + std::to_string(shnum) + " entries at offset " + support::hexLiteral(shoff) +
+                           ") extends past the end of the file"};
   out.resize(shnum);
   for (uint32_t i = 0; i < shnum; ++i) {
     uint64_t o = shoff + uint64_t(i) * kShdrSize;
@@ -62,22 +57,22 @@ bool readSections(const Reader& r, uint32_t shoff, uint32_t shnum, std::vector<S
     s.link = r.u32(o + 24);
     s.entsize = r.u32(o + 36);
   }
-  return true;
+  return {};
 }
 
-bool readSymbols(const Reader& r, const std::vector<Section>& sections, Image& image, std::string& error) {
+Expected<void> readSymbols(const Reader& r, const std::vector<Section>& sections, Image& image) {
   for (size_t i = 0; i < sections.size(); ++i) {
     const Section& sym = sections[i];
     if (sym.type != kShtSymtab) continue;
     std::string where = "symbol table (section " + std::to_string(i) + ")";
-    if (sym.entsize != kSymSize) return fail(error, where + " has entry size " + std::to_string(sym.entsize) + ", expected 16");
-    if (sym.size % kSymSize != 0) return fail(error, where + " size " + std::to_string(sym.size) + " is not a multiple of 16");
-    if (!r.has(sym.offset, sym.size)) return fail(error, where + " extends past the end of the file");
+    if (sym.entsize != kSymSize) return Failure{where + " has entry size " + std::to_string(sym.entsize) + ", expected 16"};
+    if (sym.size % kSymSize != 0) return Failure{where + " size " + std::to_string(sym.size) + " is not a multiple of 16"};
+    if (!r.has(sym.offset, sym.size)) return Failure{where + " extends past the end of the file"};
     if (sym.link == 0 || sym.link >= sections.size())
-      return fail(error, where + " links to string table " + std::to_string(sym.link) + ", which does not exist");
+      return Failure{where + " links to string table " + std::to_string(sym.link) + ", which does not exist"};
     const Section& str = sections[sym.link];
-    if (str.type != kShtStrtab) return fail(error, where + " links to section " + std::to_string(sym.link) + ", which is not a string table");
-    if (!r.has(str.offset, str.size)) return fail(error, "string table (section " + std::to_string(sym.link) + ") extends past the end of the file");
+    if (str.type != kShtStrtab) return Failure{where + " links to section " + std::to_string(sym.link) + ", which is not a string table"};
+    if (!r.has(str.offset, str.size)) return Failure{"string table (section " + std::to_string(sym.link) + ") extends past the end of the file"};
     uint32_t count = sym.size / kSymSize;
     for (uint32_t k = 1; k < count; ++k) {  // entry 0 is the null symbol
       uint64_t o = uint64_t(sym.offset) + uint64_t(k) * kSymSize;
@@ -90,12 +85,12 @@ bool readSymbols(const Reader& r, const std::vector<Section>& sections, Image& i
       if (shndx >= kShnLoReserve && shndx != kShnAbs && shndx != kShnXindex) continue;  // COMMON etc.
       if (name == 0) continue;
       if (name >= str.size)
-        return fail(error, where + ": symbol " + std::to_string(k) + " has name offset " + std::to_string(name) +
-                               " beyond the string table (" + std::to_string(str.size) + " bytes)");
+        return Failure{where + ": symbol " + std::to_string(k) + " has name offset " + std::to_string(name) +
+                               " beyond the string table (" + std::to_string(str.size) + " bytes)"};
       const uint8_t* start = r.at(uint64_t(str.offset) + name);
       size_t maxLen = str.size - name;
       const void* nul = std::memchr(start, 0, maxLen);
-      if (nul == nullptr) return fail(error, where + ": name of symbol " + std::to_string(k) + " is not terminated in the string table");
+      if (nul == nullptr) return Failure{where + ": name of symbol " + std::to_string(k) + " is not terminated in the string table"};
       std::string n(reinterpret_cast<const char*>(start), static_cast<const uint8_t*>(nul) - start);
       // A global definition wins over a local one of the same name; among
       // equals the first in the table stays (deterministic either way).
@@ -104,37 +99,31 @@ bool readSymbols(const Reader& r, const std::vector<Section>& sections, Image& i
       else if (bind != kStbLocal) it->second = value;
     }
   }
-  return true;
+  return {};
 }
 
 } // namespace
 
-std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& error) {
+Expected<Image> parseElf32(std::span<const uint8_t> bytes) {
   Reader r(bytes);
   if (!r.has(0, 16) || std::memcmp(r.at(0), "\x7f" "ELF", 4) != 0) {
-    error = "not an ELF file (bad magic)";
-    return std::nullopt;
+    return Failure{"not an ELF file (bad magic)"};
   }
   if (r.u8(4) != 1) {
-    error = r.u8(4) == 2 ? "ELF64 file: only ELF32 is supported" : "bad ELF class " + std::to_string(r.u8(4));
-    return std::nullopt;
+    return Failure{r.u8(4) == 2 ? "ELF64 file: only ELF32 is supported" : "bad ELF class " + std::to_string(r.u8(4))};
   }
   if (r.u8(5) != 1) {
-    error = r.u8(5) == 2 ? "big-endian ELF: only little-endian is supported" : "bad ELF data encoding " + std::to_string(r.u8(5));
-    return std::nullopt;
+    return Failure{r.u8(5) == 2 ? "big-endian ELF: only little-endian is supported" : "bad ELF data encoding " + std::to_string(r.u8(5))};
   }
   if (r.u8(6) != 1) {
-    error = "unsupported ELF version " + std::to_string(r.u8(6));
-    return std::nullopt;
+    return Failure{"unsupported ELF version " + std::to_string(r.u8(6))};
   }
   if (!r.has(0, kEhdrSize)) {
-    error = "file too short for an ELF header (" + std::to_string(bytes.size()) + " bytes, need 52)";
-    return std::nullopt;
+    return Failure{"file too short for an ELF header (" + std::to_string(bytes.size()) + " bytes, need 52)"};
   }
   uint16_t type = r.u16(16);
   if (type != 2) {
-    error = "not an executable (e_type " + std::to_string(type) + ", expected 2 = ET_EXEC)";
-    return std::nullopt;
+    return Failure{"not an executable (e_type " + std::to_string(type) + ", expected 2 = ET_EXEC)"};
   }
   Image image;
   image.machine = r.u16(18);
@@ -148,13 +137,11 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
 
   if (phnum != 0) {
     if (phentsize != kPhdrSize) {
-      error = "program header entry size " + std::to_string(phentsize) + ", expected 32";
-      return std::nullopt;
+      return Failure{"program header entry size " + std::to_string(phentsize) + ", expected 32"};
     }
     if (!r.has(phoff, uint64_t(phnum) * kPhdrSize)) {
-      error = "program header table (" + std::to_string(phnum) + " entries at offset " + support::hexLiteral(phoff) +
-              ") extends past the end of the file";
-      return std::nullopt;
+      return Failure{"program header table (" + std::to_string(phnum) + " entries at offset " + support::hexLiteral(phoff) +
+              ") extends past the end of the file"};
     }
   }
   for (uint32_t i = 0; i < phnum; ++i) {
@@ -164,17 +151,14 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
              flags = r.u32(o + 24);
     std::string where = "segment " + std::to_string(i) + " (PT_LOAD at " + support::hexLiteral(vaddr) + ")";
     if (filesz > memsz) {
-      error = where + ": file size " + std::to_string(filesz) + " exceeds memory size " + std::to_string(memsz);
-      return std::nullopt;
+      return Failure{where + ": file size " + std::to_string(filesz) + " exceeds memory size " + std::to_string(memsz)};
     }
     if (uint64_t(vaddr) + memsz > (uint64_t(1) << 32)) {
-      error = where + ": " + std::to_string(memsz) + " bytes wrap around the 32-bit address space";
-      return std::nullopt;
+      return Failure{where + ": " + std::to_string(memsz) + " bytes wrap around the 32-bit address space"};
     }
     if (!r.has(offset, filesz)) {
-      error = where + ": contents (" + std::to_string(filesz) + " bytes at offset " + support::hexLiteral(offset) +
-              ") extend past the end of the file";
-      return std::nullopt;
+      return Failure{where + ": contents (" + std::to_string(filesz) + " bytes at offset " + support::hexLiteral(offset) +
+              ") extend past the end of the file"};
     }
     Segment s;
     s.vaddr = vaddr;
@@ -187,20 +171,18 @@ std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& err
 
   if (shoff != 0) {
     if (shnum != 0 && shentsize != kShdrSize) {
-      error = "section header entry size " + std::to_string(shentsize) + ", expected 40";
-      return std::nullopt;
+      return Failure{"section header entry size " + std::to_string(shentsize) + ", expected 40"};
     }
     if (shnum == 0) {
       // Extended numbering: the count is in section 0's sh_size.
       if (shentsize != kShdrSize || !r.has(shoff, kShdrSize)) {
-        error = "section header table at offset " + support::hexLiteral(shoff) + " extends past the end of the file";
-        return std::nullopt;
+        return Failure{"section header table at offset " + support::hexLiteral(shoff) + " extends past the end of the file"};
       }
       shnum = r.u32(shoff + 20);
     }
     std::vector<Section> sections;
-    if (!readSections(r, shoff, shnum, sections, error)) return std::nullopt;
-    if (!readSymbols(r, sections, image, error)) return std::nullopt;
+    if (auto read = readSections(r, shoff, shnum, sections); !read) return Failure{read.error()};
+    if (auto read = readSymbols(r, sections, image); !read) return Failure{read.error()};
   }
   return image;
 }

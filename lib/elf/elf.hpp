@@ -1,6 +1,8 @@
 // Reading RV32 ELF executables: what hlkc checks (sizes per region) and what
 // the simulator loads (segments, entry point). Little-endian ELF32 only.
 #pragma once
+#include "support/expected.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -26,8 +28,8 @@ struct Image {
 };
 
 // Parses `bytes` as an ELF32 little-endian executable. On malformed input
-// returns nullopt and a one-line reason in `error` (never throws, never reads
-// out of bounds).
-std::optional<Image> parseElf32(std::span<const uint8_t> bytes, std::string& error);
+// returns a Failure with a one-line reason (never throws, never reads out of
+// bounds).
+Expected<Image> parseElf32(std::span<const uint8_t> bytes);
 
 } // namespace tessera::elf

@@ -10,6 +10,7 @@
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 #include "support/hashing.hpp"
 
 #include <filesystem>
@@ -92,14 +93,6 @@ namespace {
 
 const char* const kTool = "net2hlks";
 
-// Writes `content` unless the file already holds exactly it (keeps the
-// timestamps of unchanged kernels, so their ELFs are not rebuilt).
-bool writeIfChanged(const std::string& path, const std::string& content, std::string& error) {
-  std::string readError;
-  if (auto old = readFile(path, readError); old && *old == content) return true;
-  return writeFileAtomic(path, content, error);
-}
-
 } // namespace
 
 int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& err) {
@@ -117,7 +110,7 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
     bool found = false;
     for (const Graph& g : nl.graphs) found |= g.name == opts.selection.graph;
     if (!found) {
-      err << kTool << ": error: --graph '" << opts.selection.graph << "': no such graph in " << opts.input << "\n";
+      toolError(err, kTool) << "--graph '" << opts.selection.graph << "': no such graph in " << opts.input << "\n";
       return 2;
     }
   }
@@ -127,7 +120,7 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
       for (const Op& op : g.ops)
         found |= op.name == opts.selection.op && (opts.selection.graph.empty() || g.name == opts.selection.graph);
     if (!found) {
-      err << kTool << ": error: --op '" << opts.selection.op << "': no such op in "
+      toolError(err, kTool) << "--op '" << opts.selection.op << "': no such op in "
           << (opts.selection.graph.empty() ? opts.input : "graph '" + opts.selection.graph + "'") << "\n";
       return 2;
     }
@@ -145,33 +138,30 @@ int runNet2Hlks(const Net2HlksOptions& opts, std::ostream& out, std::ostream& er
   // manifest finds every file it names).
   std::error_code ec;
   std::filesystem::path outDir(opts.outDir);
-  std::string writeError;
   for (const KernelDir& k : gen.kernels) {
     std::filesystem::path dir = outDir / k.dir;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
-      err << dir.string() << ": error: cannot create directory: " << ec.message() << "\n";
+      toolError(err, dir.string()) << "cannot create directory: " << ec.message() << "\n";
       return 1;
     }
     for (const auto& [name, content] :
          {std::pair<const char*, const std::string*>{"hlk_args.h", &k.text.argsHeader}, {"hlks.cpp", &k.text.source}}) {
       std::string path = (dir / name).string();
-      if (!writeIfChanged(path, *content, writeError)) {
-        err << path << ": error: cannot write: " << writeError << "\n";
+      if (auto written = writeIfChanged(path, *content); !written) {
+        toolError(err, path) << "cannot write: " << written.error() << "\n";
         return 1;
       }
     }
   }
   std::string manifest = (outDir / "manifest.yaml").string();
-  if (!writeFileAtomic(manifest, manifestYaml(gen), writeError)) {
-    err << manifest << ": error: cannot write: " << writeError << "\n";
+  if (auto written = writeFileAtomic(manifest, manifestYaml(gen)); !written) {
+    toolError(err, manifest) << "cannot write: " << written.error() << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = escapeMakeWord(manifest) + ": " + escapeMakeWord(opts.input);
-    if (!checked->devices->explicitFile().empty()) deps += " " + escapeMakeWord(checked->devices->explicitFile());
-    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
-      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+    if (auto written = writeDepfile(opts.depfile, {manifest}, {opts.input, checked->devices->explicitFile()}); !written) {
+      toolError(err, opts.depfile) << "cannot write depfile: " << written.error() << "\n";
       return 1;
     }
   }

@@ -10,8 +10,8 @@
 #include "support/hashing.hpp"
 #include "support/parallel.hpp"
 #include "support/subprocess.hpp"
-#include "support/version.hpp"
 #include "support/text_format.hpp"
+#include "support/tool_output.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -282,7 +282,7 @@ bool Driver::loadCached(const std::string& path, int t, std::string& elf) {
   std::optional<elf::Image> image;
   if (intact) {
     elf = entry.substr(headerSize);
-    image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}, error);
+    image = elf::parseElf32({reinterpret_cast<const uint8_t*>(elf.data()), elf.size()}).toOptional();
   }
   if (!image || checkImage(*image, t, *arch_)) {
     if (opt_.verbose) log("hlkc: ignoring a corrupt cache entry " + path);
@@ -502,9 +502,9 @@ void Driver::runJob(size_t k, int t, ThreadResult& r) {
   }
 
   // 5. Check the regions.
-  auto image = elf::parseElf32({reinterpret_cast<const uint8_t*>(r.elf.data()), r.elf.size()}, error);
+  auto image = elf::parseElf32({reinterpret_cast<const uint8_t*>(r.elf.data()), r.elf.size()});
   if (!image) {
-    r.failure = thread + ": the linker wrote an unreadable ELF: " + error;
+    r.failure = thread + ": the linker wrote an unreadable ELF: " + image.error();
     return;
   }
   if (auto problem = checkImage(*image, t, *arch_)) {
@@ -531,7 +531,7 @@ bool Driver::setUp() {
   // The toolchain's identity is what it says it is, not its file's date.
   ProcessResult v = exec({clang_, "--version"});
   if (!v.ok()) {
-    err_ << "hlkc: error: " << (v.started ? "'" + clang_ + " --version' failed: " + v.describe() : v.error)
+    toolError(err_, "hlkc") << (v.started ? "'" + clang_ + " --version' failed: " + v.describe() : v.error)
          << " (the compiler; --clang)\n";
     return false;
   }
@@ -545,7 +545,7 @@ bool Driver::setUp() {
   }
   v = exec({lld_, "--version"});
   if (!v.ok()) {
-    err_ << "hlkc: error: " << (v.started ? "'" + lld_ + " --version' failed: " + v.describe() : v.error)
+    toolError(err_, "hlkc") << (v.started ? "'" + lld_ + " --version' failed: " + v.describe() : v.error)
          << " (the linker; --lld)\n";
     return false;
   }
@@ -553,13 +553,13 @@ bool Driver::setUp() {
 
   std::string error;
   if (!fs::is_regular_file(kernelsDir_ + "/include/hlk_api.h", ec)) {
-    err_ << "hlkc: error: kernel library '" << kernelsDir_ << "' has no include/hlk_api.h (--kernels-dir)\n";
+    toolError(err_, "hlkc") << "kernel library '" << kernelsDir_ << "' has no include/hlk_api.h (--kernels-dir)\n";
     return false;
   }
   for (int t = 0; t < 3; ++t) {
     scriptPath_[t] = kernelsDir_ + "/ld/" + arch_->ldDir + "/trisc" + std::to_string(t) + ".ld";
     if (!readWholeFile(scriptPath_[t], script_[t], error)) {
-      err_ << "hlkc: error: cannot read linker script '" << scriptPath_[t] << "': " << error << "\n";
+      toolError(err_, "hlkc") << "cannot read linker script '" << scriptPath_[t] << "': " << error << "\n";
       return false;
     }
   }
@@ -576,7 +576,7 @@ bool Driver::setUp() {
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   if (::mkdtemp(name.data()) == nullptr) {
-    err_ << "hlkc: error: cannot create a temporary directory " << tmpl << ": " << std::strerror(errno) << "\n";
+    toolError(err_, "hlkc") << "cannot create a temporary directory " << tmpl << ": " << std::strerror(errno) << "\n";
     return false;
   }
   tmpDir_ = name.data();
@@ -588,15 +588,15 @@ int Driver::run() {
   if (!arch_) {
     std::string names;
     for (const auto& n : archNames()) names += (names.empty() ? "" : ", ") + n;
-    err_ << "hlkc: error: unknown arch '" << opt_.arch << "' (known: " << names << ")\n";
+    toolError(err_, "hlkc") << "unknown arch '" << opt_.arch << "' (known: " << names << ")\n";
     return kExitUsage;
   }
   if (opt_.kernelDirs.empty()) {
-    err_ << "hlkc: error: no kernel directory given\n";
+    toolError(err_, "hlkc") << "no kernel directory given\n";
     return kExitUsage;
   }
   if (!opt_.outDir.empty() && opt_.kernelDirs.size() > 1) {
-    err_ << "hlkc: error: --out-dir takes one kernel directory, got " << opt_.kernelDirs.size() << "\n";
+    toolError(err_, "hlkc") << "--out-dir takes one kernel directory, got " << opt_.kernelDirs.size() << "\n";
     return kExitUsage;
   }
 
@@ -659,7 +659,7 @@ int Driver::run() {
   for (size_t k = 0; k < kernels_.size(); ++k) {
     const Kernel& kernel = kernels_[k];
     if (!kernel.error.empty()) {
-      err_ << "hlkc: error: " << kernel.dir << ": " << kernel.error << "\n";
+      toolError(err_, "hlkc") << kernel.dir << ": " << kernel.error << "\n";
       ++failed;
       continue;
     }
@@ -673,7 +673,7 @@ int Driver::run() {
       for (int u = 0; u < t && !same; ++u)
         if (!results[k * 3 + u].ok && !r.toolOutput.empty() && results[k * 3 + u].toolOutput == r.toolOutput)
           same = &results[k * 3 + u];
-      err_ << "hlkc: error: " << kernel.dir << ": " << r.failure;
+      toolError(err_, "hlkc") << kernel.dir << ": " << r.failure;
       if (same) {
         err_ << " (same diagnostics as " << kThreadNames[same - &results[k * 3]] << ")\n";
         continue;
@@ -692,7 +692,7 @@ int Driver::run() {
       std::string path = (fs::path(kernel.outDir) / (std::string(kThreadNames[t]) + ".elf")).string();
       std::string error;
       if (!writeFileAtomic(path, results[k * 3 + t].elf, error)) {
-        err_ << "hlkc: error: " << kernel.dir << ": cannot write " << path << ": " << error << "\n";
+        toolError(err_, "hlkc") << kernel.dir << ": cannot write " << path << ": " << error << "\n";
         ok = false;
         break;
       }
@@ -716,12 +716,12 @@ int Driver::run() {
       if (have.insert(scriptPath_[t]).second) deps.push_back(scriptPath_[t]);
     depText += formatMakeRule(targets, deps);
   }
-  if (cacheWriteFailed_) err_ << "hlkc: warning: " << cacheWriteError_ << "\n";
+  if (cacheWriteFailed_) toolWarning(err_, "hlkc") << cacheWriteError_ << "\n";
 
   if (failed == 0 && !opt_.depfile.empty()) {
     std::string error;
     if (!writeFileAtomic(opt_.depfile, depText, error)) {
-      err_ << "hlkc: error: cannot write depfile " << opt_.depfile << ": " << error << "\n";
+      toolError(err_, "hlkc") << "cannot write depfile " << opt_.depfile << ": " << error << "\n";
       failed = kernels_.size();  // exit 1
     }
   }
@@ -791,14 +791,13 @@ std::string defaultCacheDir() {
 std::string defaultClang() { return config::kClang; }
 std::string defaultLld() { return config::kLld; }
 std::string defaultKernelsDir() { return config::kKernelsDir; }
-std::string versionString() { return std::string("hlkc (Tessera) ") + kVersion; }
 
 int run(const Options& options, std::ostream& out, std::ostream& err) {
   try {
     Driver d(options, out, err);
     return d.run();
   } catch (const std::exception& e) {
-    err << "hlkc: error: internal error: " << e.what() << "\n";
+    toolError(err, "hlkc") << "internal error: " << e.what() << "\n";
     return kExitError;
   }
 }

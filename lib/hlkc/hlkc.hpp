@@ -55,7 +55,6 @@ std::string defaultCacheDir();  // $XDG_CACHE_HOME/tessera/hlkc, ~/.cache/tesser
 std::string defaultClang();     // baked in at configure time
 std::string defaultLld();
 std::string defaultKernelsDir();
-std::string versionString();
 
 // Runs hlkc. Diagnostics to `err`, the summary line to `out`.
 int run(const Options& options, std::ostream& out, std::ostream& err);

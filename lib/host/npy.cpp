@@ -255,9 +255,8 @@ formats::Tensor parseNpy(const std::string& bytes, const std::string& name) {
 }
 
 formats::Tensor readNpy(const std::string& path) {
-  std::string err;
-  auto bytes = readFile(path, err);
-  if (!bytes) throw NpyError(path + ": cannot read: " + err);
+  auto bytes = readFile(path);
+  if (!bytes) throw NpyError(path + ": cannot read: " + bytes.error());
   return parseNpy(*bytes, path);
 }
 
@@ -291,8 +290,8 @@ std::string encodeNpy(const formats::Tensor& t) {
 }
 
 void writeNpy(const std::string& path, const formats::Tensor& t) {
-  std::string err;
-  if (!writeFileAtomic(path, encodeNpy(t), err)) throw NpyError(path + ": cannot write: " + err);
+  if (auto written = writeFileAtomic(path, encodeNpy(t)); !written)
+    throw NpyError(path + ": cannot write: " + written.error());
 }
 
 } // namespace tessera::host

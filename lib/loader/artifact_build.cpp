@@ -5,6 +5,7 @@
 #include "support/parallel.hpp"
 #include "support/subprocess.hpp"
 #include "support/yaml_tree.hpp"
+#include "support/tool_output.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -131,9 +132,9 @@ std::optional<std::string> Builder::stampKey(const Job& job, std::string& error)
   auto mtime = fs::last_write_time(job.argv[0], timeError);
   h.field(sizeError || timeError ? "?" : std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count()));
   for (const std::string& in : job.inputs) {
-    auto bytes = readFile(in, error);
+    auto bytes = readFile(in);
     if (!bytes) {
-      error = "cannot read '" + in + "': " + error;
+      error = "cannot read '" + in + "': " + bytes.error();
       return std::nullopt;
     }
     h.field(in);
@@ -177,8 +178,7 @@ bool Builder::runJob(const Job& job) {
       std::error_code ec;
       return fs::exists(p, ec);
     });
-    std::string readError;
-    if (outputsThere && readFile(job.stamp, readError) == key + "\n") {
+    if (auto stamp = readFile(job.stamp); outputsThere && stamp && *stamp == key + "\n") {
       count(job.stage, false);
       return true;
     }
@@ -206,8 +206,8 @@ bool Builder::runJob(const Job& job) {
     std::lock_guard lock(mu_);
     err_ << r.err;
   }
-  if (!job.stamp.empty() && !writeFileAtomic(job.stamp, key + "\n", error)) {
-    fail(job, 2, "loader: error: cannot write '" + job.stamp + "': " + error + "\n");
+  if (auto written = job.stamp.empty() ? Expected<void>() : writeFileAtomic(job.stamp, key + "\n"); !written) {
+    fail(job, 2, "loader: error: cannot write '" + job.stamp + "': " + written.error() + "\n");
     return false;
   }
   std::string summary = r.out.substr(0, r.out.find('\n'));
@@ -223,10 +223,12 @@ std::unique_ptr<yaml::Document> Builder::netlistStage(const std::string& stage, 
   Job job = stampedJob(stage, opt_.netlist, argv, opt_.netlist, path(index), stage);
   job.chain = stage == "net2pipe" ? 1 : 0;
   if (!runJob(job)) return nullptr;
-  std::string error;
-  auto doc = yaml::Document::readMapFile(path(index), error);
-  if (!doc) fail(job, 1, "loader: error: " + stage + ": " + error + "\n");
-  return doc;
+  auto doc = yaml::Document::readMapFile(path(index));
+  if (!doc) {
+    fail(job, 1, "loader: error: " + stage + ": " + doc.error() + "\n");
+    return nullptr;
+  }
+  return std::move(*doc);
 }
 
 bool Builder::kernelChain() {
@@ -311,7 +313,7 @@ int Builder::run() {
   for (const char* name : {"net2hlks", "hlkc", "net2pipe", "pipegen", "blobgen"}) {
     std::string t = tool(name);
     if (!isExecutable(t)) {
-      err_ << "loader: error: stage tool '" << name << "' not found"
+      toolError(err_, "loader") << "stage tool '" << name << "' not found"
            << (opt_.toolsDir.empty() ? " beside the loader nor in PATH" : " in --tools-dir '" + opt_.toolsDir + "'")
            << " (build the tools with scripts/build.sh, or give --tools-dir)\n";
       return 2;
@@ -320,7 +322,7 @@ int Builder::run() {
   std::error_code ec;
   fs::create_directories(path(kStampDir), ec);
   if (ec) {
-    err_ << "loader: error: cannot create build directory '" << opt_.buildDir << "': " << ec.message() << "\n";
+    toolError(err_, "loader") << "cannot create build directory '" << opt_.buildDir << "': " << ec.message() << "\n";
     return 2;
   }
   // The two chains share nothing until the run: the kernels compile while

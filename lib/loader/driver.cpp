@@ -21,6 +21,7 @@
 #include "netlist/test_driver.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 #include "support/parallel.hpp"
 #include "support/yaml_tree.hpp"
 
@@ -266,12 +267,12 @@ std::filesystem::path recordedDriverFile(const std::string& buildDir) { return n
 // `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
 std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
   std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
-  auto index = yaml::Document::readMapFile(epochs, error);
+  auto index = yaml::Document::readMapFile(epochs);
   if (!index) {
-    error += " (build it with: loader run <netlist> --build-dir " + dir + ")";
+    error = index.error() + " (build it with: loader run <netlist> --build-dir " + dir + ")";
     return std::nullopt;
   }
-  const std::string name = index->root()["netlist"].Scalar();
+  const std::string name = (*index)->root()["netlist"].Scalar();
   if (name.empty()) {
     error = "'" + epochs + "' names no netlist";
     return std::nullopt;
@@ -302,27 +303,27 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   PrintOptions print{opts.maxErrors, false, false};
   const bool runCommand = opts.command == "run", deployCommand = opts.command == "deploy";
   if (opts.target != "golden" && opts.target != "sim") {
-    err << kTool << ": error: unknown target '" << opts.target << "' (available: golden, sim)\n";
+    toolError(err, kTool) << "unknown target '" << opts.target << "' (available: golden, sim)\n";
     return 2;
   }
   if (!opts.defaults.empty() && !netlist::findTestDriver(opts.defaults)) {
     std::string list;
     for (const auto& d : netlist::testDrivers()) list += (list.empty() ? "" : ", ") + d.name;
-    err << kTool << ": error: --defaults '" << opts.defaults << "': unknown test driver (available: " << list << ")\n";
+    toolError(err, kTool) << "--defaults '" << opts.defaults << "': unknown test driver (available: " << list << ")\n";
     return 2;
   }
   if (deployCommand) {
     std::string error;
     auto netlist = deployedNetlist(opts.buildDir, error);
     if (!netlist) {
-      err << kTool << ": error: deploy: " << error << "\n";
+      toolError(err, kTool) << "deploy: " << error << "\n";
       return 2;
     }
     opts.netlist = *netlist;
   }
   if (runCommand && opts.target == "sim" && opts.buildDir.empty()) opts.buildDir = defaultBuildDir(opts.netlist);
   if (!opts.command.empty() && opts.target == "golden" && !runCommand) {
-    err << kTool << ": error: deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
+    toolError(err, kTool) << "deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
     return 2;
   }
   if (!opts.pipesFrom.empty() && (!runCommand || opts.target != "sim")) {
@@ -331,26 +332,26 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     return 2;
   }
   if (opts.target == "sim" && opts.buildDir.empty()) {
-    err << kTool << ": error: --target sim needs --build-dir <dir> with the stage tools' artifacts "
+    toolError(err, kTool) << "--target sim needs --build-dir <dir> with the stage tools' artifacts "
         << "(loader run <netlist> builds them)\n";
     return 2;
   }
   if (net && opts.target != "sim") {
-    err << kTool << ": error: --mpi spreads the chips of the simulated cluster over MPI ranks: it needs --target sim\n";
+    toolError(err, kTool) << "--mpi spreads the chips of the simulated cluster over MPI ranks: it needs --target sim\n";
     return 2;
   }
   if (opts.target != "sim" && !opts.perfReport.empty()) {
-    err << kTool << ": error: --perf-report needs the simulated chip (--target sim)\n";
+    toolError(err, kTool) << "--perf-report needs the simulated chip (--target sim)\n";
     return 2;
   }
   if (opts.target != "sim" && (!opts.traceFile.empty() || !opts.reportFile.empty())) {
-    err << kTool << ": error: " << (opts.traceFile.empty() ? "--report" : "--trace <file>")
+    toolError(err, kTool) << (opts.traceFile.empty() ? "--report" : "--trace <file>")
         << " needs the simulated chip (--target sim)\n";
     return 2;
   }
   // `loader run --trace NETLIST` would take the netlist for the trace file.
   if (opts.traceFile.ends_with(".yaml") || opts.traceFile.ends_with(".yml")) {
-    err << kTool << ": error: --trace takes the trace file to write, not '" << opts.traceFile
+    toolError(err, kTool) << "--trace takes the trace file to write, not '" << opts.traceFile
         << "': put the netlist first or write --trace=<file.json>\n";
     return 2;
   }
@@ -359,37 +360,36 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     std::string error;
     injectSpec = sim::parseInjectSpec(opts.inject, error);
     if (!injectSpec) {
-      err << kTool << ": error: --inject: " << error << "\n";
+      toolError(err, kTool) << "--inject: " << error << "\n";
       return 2;
     }
     if (opts.target != "sim" || net) {
-      err << kTool << ": error: --inject needs the simulated chip (--target sim), one process\n";
+      toolError(err, kTool) << "--inject needs the simulated chip (--target sim), one process\n";
       return 2;
     }
   }
   if (opts.target != "sim" && opts.perfCheck) {
-    err << kTool << ": error: --perf-check needs the simulated chip (--target sim)\n";
+    toolError(err, kTool) << "--perf-check needs the simulated chip (--target sim)\n";
     return 2;
   }
   if (opts.target != "sim" && !opts.buildDir.empty()) {
-    err << kTool << ": error: --build-dir is only used by --target sim\n";
+    toolError(err, kTool) << "--build-dir is only used by --target sim\n";
     return 2;
   }
   std::optional<SimArtifacts> artifacts;
   auto loadArtifacts = [&]() -> bool {
     std::string error;
     artifacts = loadSimArtifacts(opts.buildDir, error);
-    if (!artifacts) err << kTool << ": error: --build-dir: " << error << "\n";
+    if (!artifacts) toolError(err, kTool) << "--build-dir: " << error << "\n";
     return artifacts.has_value();
   };
   if (opts.target == "sim" && !runCommand && !loadArtifacts()) return 2;
   std::optional<Arch> requested;
-  if (!netlist::parseArchOption(opts.arch, kTool, err, requested)) return 2;
+  if (!parseArchOption(opts.arch, kTool, err, requested)) return 2;
 
-  std::string readError;
-  auto text = readFile(opts.netlist, readError);
+  auto text = readFile(opts.netlist);
   if (!text) {
-    err << opts.netlist << ": error: cannot read netlist: " << readError << "\n";
+    toolError(err, opts.netlist) << "cannot read netlist: " << text.error() << "\n";
     return 1;
   }
   SourceBuffer source(opts.netlist, std::move(*text));
@@ -402,8 +402,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // Test-config sections the netlist leaves out: the defaults of its test driver.
   const netlist::TestDriver* driver = opts.defaults.empty() ? nullptr : netlist::findTestDriver(opts.defaults);
   if (!driver && deployCommand) {
-    std::string ignored;
-    if (auto name = readFile(recordedDriverFile(opts.buildDir).string(), ignored)) {
+    if (auto name = readFile(recordedDriverFile(opts.buildDir).string())) {
       while (!name->empty() && std::isspace(static_cast<unsigned char>(name->back()))) name->pop_back();
       driver = netlist::findTestDriver(*name);
     }
@@ -414,7 +413,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   Arch arch = requested ? *requested : (nl.devices.arch.empty() ? Arch::Grayskull : nl.devices.arch.front().value);
   SocDescriptor device = loadBundledDescriptor(defaultDescriptorName(arch));
   // The chips the netlist's target_devices name: --cluster, else the arch's default.
-  netlist::DeviceCache clusters;
+  DeviceCache clusters;
   if (!opts.cluster.empty())
     if (int rc = clusters.loadCluster(opts.cluster, kTool, err, print)) return rc;
   const ClusterDescriptor* cluster = clusters.clusterFor(arch, device, netlist::chipsNamed(nl));
@@ -460,7 +459,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       if (it == nl.programs.end()) {
         std::string list;
         for (const auto& p : nl.programs) list += (list.empty() ? "" : ", ") + p.name;
-        err << kTool << ": error: --program '" << name << "': no such program in " << opts.netlist << " (programs: "
+        toolError(err, kTool) << "--program '" << name << "': no such program in " << opts.netlist << " (programs: "
             << (list.empty() ? "none" : list) << ")\n";
         return 2;
       }
@@ -471,13 +470,13 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   for (const auto& kv : opts.params) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
-      err << kTool << ": error: --param '" << kv << "': expected NAME=VALUE\n";
+      toolError(err, kTool) << "--param '" << kv << "': expected NAME=VALUE\n";
       return 2;
     }
     std::string name = withDollar(kv.substr(0, eq));
     auto value = parseInteger(kv.substr(eq + 1));
     if (!value) {
-      err << kTool << ": error: --param '" << kv << "': value '" << kv.substr(eq + 1) << "' is not an integer\n";
+      toolError(err, kTool) << "--param '" << kv << "': value '" << kv.substr(eq + 1) << "' is not an integer\n";
       return 2;
     }
     bool declared = false;
@@ -487,7 +486,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       std::string list;
       for (const auto* p : programs)
         for (const auto* v : declaredParams(*p)) list += (list.empty() ? "" : ", ") + v->name;
-      err << kTool << ": error: --param '" << name << "': no program being run declares it (params: "
+      toolError(err, kTool) << "--param '" << name << "': no program being run declares it (params: "
           << (list.empty() ? "none" : list) << ")\n";
       return 2;
     }
@@ -513,24 +512,22 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // `loader run` on the chip: bring the build directory up to date, keeping a
   // copy of the netlist there so `loader deploy DIR` can run it later.
   if (net && cluster->chipCount() < 2) {
-    err << kTool << ": error: --mpi spreads the chips of a cluster over MPI ranks, but " << opts.netlist
+    toolError(err, kTool) << "--mpi spreads the chips of a cluster over MPI ranks, but " << opts.netlist
         << " runs on one chip (run it without --mpi)\n";
     return 2;
   }
   // With --mpi rank 0 builds while the others wait, then all load the result.
   if (runCommand && opts.target == "sim") {
     auto build = [&]() -> int {
-      std::string error;
       std::filesystem::create_directories(netlistCopyDir(opts.buildDir));
       std::string copy = (netlistCopyDir(opts.buildDir) / std::filesystem::path(opts.netlist).filename()).string();
-      std::string copyError;
-      if (readFile(copy, copyError) != source.text() && !writeFileAtomic(copy, std::string(source.text()), error)) {
-        err << kTool << ": error: cannot write '" << copy << "': " << error << "\n";
+      if (auto written = writeIfChanged(copy, std::string(source.text())); !written) {
+        toolError(err, kTool) << "cannot write '" << copy << "': " << written.error() << "\n";
         return 2;
       }
       const std::string record = recordedDriverFile(opts.buildDir).string();
-      if (readFile(record, copyError) != driver->name + "\n" && !writeFileAtomic(record, driver->name + "\n", error)) {
-        err << kTool << ": error: cannot write '" << record << "': " << error << "\n";
+      if (auto written = writeIfChanged(record, driver->name + "\n"); !written) {
+        toolError(err, kTool) << "cannot write '" << record << "': " << written.error() << "\n";
         return 2;
       }
       out << kTool << ": building " << opts.buildDir << "\n";
@@ -546,13 +543,13 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     if (!loadArtifacts()) return 2;
   }
   if (artifacts && artifacts->netlist != std::filesystem::path(opts.netlist).filename().string()) {
-    err << kTool << ": error: --build-dir '" << opts.buildDir << "' holds the artifacts of '" << artifacts->netlist
+    toolError(err, kTool) << "--build-dir '" << opts.buildDir << "' holds the artifacts of '" << artifacts->netlist
         << "', not of '" << std::filesystem::path(opts.netlist).filename().string()
         << "' (loader run " << opts.netlist << " --build-dir <dir>)\n";
     return 2;
   }
   if (artifacts && !artifacts->arch.empty() && artifacts->arch != archName(arch)) {
-    err << kTool << ": error: --build-dir '" << opts.buildDir << "' was built for " << artifacts->arch << ", not "
+    toolError(err, kTool) << "--build-dir '" << opts.buildDir << "' was built for " << artifacts->arch << ", not "
         << archName(arch) << " (loader run --arch " << archName(arch) << ")\n";
     return 2;
   }
@@ -654,10 +651,10 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     simTarget->recordTrace = tracing;
     simTarget->chipThreads = opts.threads ? opts.threads : 1;  // only an explicit -j (docs/loader.md)
     simTarget->allowDualViewRace = opts.allowDualViewRace;
-    simTarget->warn = [&](const std::string& what) { err << kTool << ": warning: " << what << "\n"; };
+    simTarget->warn = [&](const std::string& what) { toolWarning(err, kTool) << what << "\n"; };
     if (injectSpec) {
       if (simTarget->multiChip()) {
-        err << kTool << ": error: --inject: one chip only (this netlist runs on a cluster)\n";
+        toolError(err, kTool) << "--inject: one chip only (this netlist runs on a cluster)\n";
         return 2;
       }
       injector = std::make_unique<sim::FaultInjector>(*injectSpec);
@@ -748,7 +745,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
         host::writeNpy(path, all);
       } catch (const std::exception& e) {
         out << "\n";
-        err << kTool << ": error: cannot write '" << path << "': " << e.what() << "\n";
+        toolError(err, kTool) << "cannot write '" << path << "': " << e.what() << "\n";
         return 1;
       }
       if (!checkAgainstGolden) out << " -> " << path;
@@ -773,7 +770,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
       try {
         expected = host::readNpy(path);
       } catch (const host::NpyError& e) {
-        err << kTool << ": error: " << e.what() << "\n";
+        toolError(err, kTool) << e.what() << "\n";
         return 1;
       }
       compare::Config cfg;
@@ -789,10 +786,10 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   }
   if (simTarget && (!opts.perfReport.empty() || opts.profile)) out << perf.table();
   if (!opts.perfReport.empty()) {
-    std::string error;
     perf.setBinaries(simTarget->binariesCounters());
-    if (!writeFileAtomic(opts.perfReport, perf.json(opts.netlist, std::string(archName(arch))).dump(2) + "\n", error)) {
-      err << kTool << ": error: cannot write '" << opts.perfReport << "': " << error << "\n";
+    const std::string report = perf.json(opts.netlist, std::string(archName(arch))).dump(2) + "\n";
+    if (auto written = writeFileAtomic(opts.perfReport, report); !written) {
+      toolError(err, kTool) << "cannot write '" << opts.perfReport << "': " << written.error() << "\n";
       return 1;
     }
     out << "perf report -> " << opts.perfReport << "\n";
@@ -803,19 +800,17 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     failed |= !perfPassed;
   }
   if (simTarget && !opts.traceFile.empty()) {
-    std::string error;
-    if (!writeFileAtomic(opts.traceFile, traceLog.traceJson(opts.netlist), error)) {
-      err << kTool << ": error: cannot write '" << opts.traceFile << "': " << error << "\n";
+    if (auto written = writeFileAtomic(opts.traceFile, traceLog.traceJson(opts.netlist)); !written) {
+      toolError(err, kTool) << "cannot write '" << opts.traceFile << "': " << written.error() << "\n";
       return 1;
     }
     out << "trace -> " << opts.traceFile << "\n";
   }
   if (simTarget && !opts.reportFile.empty()) {
-    std::string error;
     bool perfPassed = true;
     const std::string checks = nl.perfCheck ? perfCheck.report(perfPassed) : std::string();
-    if (!writeFileAtomic(opts.reportFile, traceLog.reportHtml(opts.netlist, perf, checks), error)) {
-      err << kTool << ": error: cannot write '" << opts.reportFile << "': " << error << "\n";
+    if (auto written = writeFileAtomic(opts.reportFile, traceLog.reportHtml(opts.netlist, perf, checks)); !written) {
+      toolError(err, kTool) << "cannot write '" << opts.reportFile << "': " << written.error() << "\n";
       return 1;
     }
     out << "report -> " << opts.reportFile << "\n";
@@ -851,7 +846,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   // Under --inject the question is whether the fault was seen: a run that
   // passes although one landed is reported, never a PASS (docs/loader.md).
   if (!failed && injector && !injector->landed().empty()) {
-    err << kTool << ": error: injected fault " << injector->text()
+    toolError(err, kTool) << "injected fault " << injector->text()
         << " landed but every check passed: not detected (the changed value reached no output, or the "
            "comparison-config tolerated it)\n";
     out << "UNDETECTED\n";
@@ -869,7 +864,7 @@ int runLoader(const LoaderOptions& options, std::ostream& out, std::ostream& err
   std::string error;
   std::unique_ptr<sim::ClusterTransport> net = sim::makeMpiTransport(error);
   if (!net) {
-    err << kTool << ": error: --mpi: " << error << "\n";
+    toolError(err, kTool) << "--mpi: " << error << "\n";
     return 2;
   }
   std::ostream none(nullptr);  // ranks other than 0 print nothing

@@ -7,6 +7,7 @@
 #include "support/file_io.hpp"
 
 #include <algorithm>
+#include <compare>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -49,9 +50,8 @@ std::string readForeignFiles(const std::string& dir, std::vector<ForeignFile>& f
   if (byEpoch.empty())
     return "--pipes-from '" + dir + "': no temporal_epoch_<N>/pipegen.yaml (nor temporal_epoch_<N>/overlay/pipegen.yaml)";
   for (const auto& [epoch, path] : byEpoch) {
-    std::string error;
-    auto text = readFile(path, error);
-    if (!text) return "cannot read '" + path + "': " + error;
+    auto text = readFile(path);
+    if (!text) return "cannot read '" + path + "': " + text.error();
     SourceBuffer source(path, std::move(*text));
     DiagnosticEngine diags;
     auto doc = pipegen::readPipegenYaml(source, diags, epoch);
@@ -64,6 +64,15 @@ std::string readForeignFiles(const std::string& dir, std::vector<ForeignFile>& f
   }
   return {};
 }
+
+// One operand buffer of an op on one core: how fitKernelBuffers finds the
+// file's buffer for an operand of our kernel.
+struct OperandSlot {
+  std::string op;
+  uint32_t operand;
+  uint32_t r, c;
+  auto operator<=>(const OperandSlot&) const = default;
+};
 
 // The data format of each buffer: the operand's format in our kernel's
 // configuration, a queue's df, else that of the buffer a pipe links it to.
@@ -121,11 +130,11 @@ public:
   // intermediate BUDA sized for its own kernel.
   void fitKernelBuffers(pipe::PipegenYaml& doc) {
     pipe::BufferId next = 0;
-    std::map<std::pair<std::string, std::pair<uint32_t, std::pair<int, int>>>, pipe::Buffer*> byOperand;
+    std::map<OperandSlot, pipe::Buffer*> byOperand;
     std::map<std::string, std::vector<const pipe::Buffer*>> opCores; // one buffer per core: the packer
     for (pipe::Buffer& b : doc.buffers) {
       next = std::max(next, b.uniqid + std::max<uint32_t>(1, b.replicate));
-      byOperand[{b.mdOpName, {b.id, {b.core.r, b.core.c}}}] = &b;
+      byOperand[{b.mdOpName, b.id, b.core.r, b.core.c}] = &b;
       if (b.bufferType == pipe::BufferType::Packer && ops_.count(b.mdOpName)) opCores[b.mdOpName].push_back(&b);
     }
     std::vector<pipe::Buffer> added;
@@ -137,7 +146,7 @@ public:
         if (!internal && o.role != hlk::OperandRole::Input) continue;
         const auto tiles = static_cast<uint32_t>(o.minTiles);
         for (const pipe::Buffer* packer : packers) {
-          auto it = byOperand.find({opName, {static_cast<uint32_t>(o.operand), {packer->core.r, packer->core.c}}});
+          auto it = byOperand.find({opName, static_cast<uint32_t>(o.operand), packer->core.r, packer->core.c});
           if (it != byOperand.end()) {
             pipe::Buffer& b = *it->second;
             if (internal) b.sizeTiles = b.scatterGatherNumTiles = b.epochTiles = tiles;
@@ -222,9 +231,8 @@ std::string importForeignPipes(const netlist::Netlist& nl, const netlist::Valida
     const std::string text = pipe::writePipegenYaml(doc);
     std::error_code ec;
     fs::create_directories(fs::path(e.output).parent_path(), ec);
-    std::string error, old;
-    if (readFile(e.output, old) == text) continue;
-    if (!writeFileAtomic(e.output, text, error)) return "cannot write '" + e.output + "': " + error;
+    if (auto written = writeIfChanged(e.output, text); !written)
+      return "cannot write '" + e.output + "': " + written.error();
   }
   return {};
 }

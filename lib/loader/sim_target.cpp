@@ -30,9 +30,12 @@ namespace {
 
 // An index file of the build directory (manifest.yaml, epochs.yaml).
 std::unique_ptr<yaml::Document> readYaml(const std::string& path, std::string& error) {
-  auto doc = yaml::Document::readMapFile(path, error);
-  if (!doc) error += " (run the stage tools again: loader run)";
-  return doc;
+  auto doc = yaml::Document::readMapFile(path);
+  if (!doc) {
+    error = doc.error() + " (run the stage tools again: loader run)";
+    return nullptr;
+  }
+  return std::move(*doc);
 }
 
 std::set<std::string> scalarSet(const yaml::Node& seq) {

@@ -8,7 +8,7 @@
 #include "netlist/target.hpp"
 #include "netlist/validator.hpp"
 #include "support/file_io.hpp"
-#include "support/version.hpp"
+#include "support/tool_output.hpp"
 
 #include <map>
 #include <tuple>
@@ -18,16 +18,6 @@
 #include <sstream>
 
 namespace tessera::netlist {
-
-std::string versionString(const std::string& tool) {
-  return tool + " (Tessera) " + std::string(kVersion);
-}
-
-std::string bundledDeviceList() {
-  std::string s;
-  for (const auto& name : bundledDescriptorNames()) s += (s.empty() ? "" : ", ") + name;
-  return s;
-}
 
 namespace {
 
@@ -78,19 +68,19 @@ bool validateForEachArch(const Netlist& nl, DeviceCache& devices, DiagnosticEngi
 int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
   PrintOptions print{opts.maxErrors, opts.warningsAsErrors, opts.noWarnings};
   if (!opts.output.empty() && opts.inputs.size() != 1) {
-    err << "netlist-check: error: -o needs exactly one input netlist\n";
+    toolError(err, "netlist-check") << "-o needs exactly one input netlist\n";
     return 2;
   }
   if (opts.emitJson && opts.inputs.size() != 1) {
-    err << "netlist-check: error: --emit-json needs exactly one input netlist\n";
+    toolError(err, "netlist-check") << "--emit-json needs exactly one input netlist\n";
     return 2;
   }
   if (!opts.depfile.empty() && opts.output.empty()) {
-    err << "netlist-check: error: --depfile needs -o\n";
+    toolError(err, "netlist-check") << "--depfile needs -o\n";
     return 2;
   }
   if (!opts.output.empty() && !opts.emitJson && !opts.stats) {
-    err << "netlist-check: error: -o needs --emit-json or --stats\n";
+    toolError(err, "netlist-check") << "-o needs --emit-json or --stats\n";
     return 2;
   }
   std::optional<Arch> requested;
@@ -104,10 +94,9 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
   int status = 0;
   std::string result;
   for (const std::string& path : opts.inputs) {
-    std::string readError;
-    auto text = readFile(path, readError);
+    auto text = readFile(path);
     if (!text) {
-      err << path << ": error: cannot read netlist: " << readError << "\n";
+      toolError(err, path) << "cannot read netlist: " << text.error() << "\n";
       status = 1;
       continue;
     }
@@ -124,7 +113,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     }
     size_t errors = printDiagnostics(err, source, diags, print);
     if (nl && !targeted && errors == 0) // the cluster's own errors were printed where it was first parsed
-      err << path << ": error: not checked: the --cluster file '" << opts.cluster << "' is invalid for this target\n";
+      toolError(err, path) << "not checked: the --cluster file '" << opts.cluster << "' is invalid for this target\n";
     if (errors > 0 || !nl || !targeted) {
       status = 1;
       continue;
@@ -137,18 +126,16 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     out << result;
     return 0;
   }
-  std::string writeError;
-  if (!writeFileAtomic(opts.output, result, writeError)) {
-    err << opts.output << ": error: cannot write output: " << writeError << "\n";
+  if (auto written = writeFileAtomic(opts.output, result); !written) {
+    toolError(err, opts.output) << "cannot write output: " << written.error() << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = escapeMakeWord(opts.output) + ":";
-    for (const auto& in : opts.inputs) deps += " " + escapeMakeWord(in);
-    if (!devices.explicitFile().empty()) deps += " " + escapeMakeWord(devices.explicitFile());
-    if (!devices.clusterFile().empty()) deps += " " + escapeMakeWord(devices.clusterFile());
-    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
-      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+    std::vector<std::string> prerequisites = opts.inputs;
+    prerequisites.push_back(devices.explicitFile());
+    prerequisites.push_back(devices.clusterFile());
+    if (auto written = writeDepfile(opts.depfile, {opts.output}, prerequisites); !written) {
+      toolError(err, opts.depfile) << "cannot write depfile: " << written.error() << "\n";
       return 1;
     }
   }

@@ -25,7 +25,4 @@ struct CheckOptions {
 // Returns the process exit code: 0 all valid, 1 some input invalid, 2 usage error.
 int runCheck(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
-std::string versionString(const std::string& tool);
-std::string bundledDeviceList();
-
 } // namespace tessera::netlist

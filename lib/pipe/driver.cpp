@@ -8,6 +8,7 @@
 #include "netlist/target.hpp"
 #include "pipe/pipegen_yaml_writer.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 #include "support/text_format.hpp"
 
 #include <cstdio>
@@ -131,18 +132,17 @@ int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& er
   // Every epoch's file first, the index last: a reader that finds the index
   // finds every file it names.
   std::filesystem::path outDir(opts.outDir);
-  std::string writeError;
   for (const EpochOutput& eo : comp.epochs) {
     std::filesystem::path dir = outDir / epochDir(eo.epoch.id) / "overlay";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
-      err << dir.string() << ": error: cannot create directory: " << ec.message() << "\n";
+      toolError(err, dir.string()) << "cannot create directory: " << ec.message() << "\n";
       return 1;
     }
     const std::string path = (dir / "pipegen.yaml").string();
-    if (!writeFileAtomic(path, writePipegenYaml(eo.yaml), writeError)) {
-      err << path << ": error: cannot write: " << writeError << "\n";
+    if (auto written = writeFileAtomic(path, writePipegenYaml(eo.yaml)); !written) {
+      toolError(err, path) << "cannot write: " << written.error() << "\n";
       return 1;
     }
   }
@@ -150,17 +150,14 @@ int runNet2Pipe(const Net2PipeOptions& opts, std::ostream& out, std::ostream& er
   std::filesystem::create_directories(outDir, ec);
   const std::string index = (outDir / "epochs.yaml").string();
   const std::string name = std::filesystem::path(opts.input).filename().string();
-  if (!writeFileAtomic(index, epochsIndexYaml(comp, name, std::string(archName(target.arch)), target.device->name),
-                       writeError)) {
-    err << index << ": error: cannot write: " << writeError << "\n";
+  if (auto written = writeFileAtomic(index, epochsIndexYaml(comp, name, std::string(archName(target.arch)), target.device->name)); !written) {
+    toolError(err, index) << "cannot write: " << written.error() << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = escapeMakeWord(index) + ": " + escapeMakeWord(opts.input);
-    if (!checked->devices->explicitFile().empty()) deps += " " + escapeMakeWord(checked->devices->explicitFile());
-    if (!checked->devices->clusterFile().empty()) deps += " " + escapeMakeWord(checked->devices->clusterFile());
-    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
-      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+    const DeviceCache& devices = *checked->devices;
+    if (auto written = writeDepfile(opts.depfile, {index}, {opts.input, devices.explicitFile(), devices.clusterFile()}); !written) {
+      toolError(err, opts.depfile) << "cannot write depfile: " << written.error() << "\n";
       return 1;
     }
   }

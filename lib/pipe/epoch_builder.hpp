@@ -41,8 +41,6 @@ using netlist::Op;
 using netlist::Queue;
 using netlist::TensorShape;
 
-constexpr uint32_t kDramCore = 255; // core_coordinates of DRAM and host buffers
-
 inline std::string cellText(int64_t r, int64_t c) { return "r = " + std::to_string(r) + ", c = " + std::to_string(c); }
 
 inline int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }

@@ -53,8 +53,11 @@ enum class BufferType {
   Other,         // anything else; the text is kept in Buffer::bufferTypeText
 };
 
+// core_coordinates [255, 255]: a buffer in DRAM or host memory, not on a core.
+inline constexpr uint32_t kDramCore = 255;
+
 struct CoreCoord {
-  uint32_t r = 0;  // worker grid row (logical), 255 for DRAM buffers
+  uint32_t r = 0;  // worker grid row (logical), kDramCore for DRAM buffers
   uint32_t c = 0;
 };
 

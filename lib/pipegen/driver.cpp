@@ -5,9 +5,9 @@
 #include "pipegen/pipegen.hpp"
 #include "pipegen/pipegen_yaml_reader.hpp"
 
-#include "netlist/driver.hpp"
-#include "netlist/target.hpp"
+#include "device/device_cache.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 #include "support/parallel.hpp"
 
 #include <algorithm>
@@ -26,7 +26,7 @@ const char* const kTool = "pipegen";
 // front), else the arch's default for the chips the file names. Inputs are
 // lowered in parallel: the cache is shared under a lock.
 struct Clusters {
-  netlist::DeviceCache& devices;
+  DeviceCache& devices;
   const SocDescriptor& soc;
   std::mutex lock;
   const ClusterDescriptor* forChips(uint32_t chips) {
@@ -38,10 +38,9 @@ struct Clusters {
 int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, Clusters& clusters, const std::string& deviceFile,
              const std::string& input, const std::string& output, std::ostream& err) {
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
-  std::string readError;
-  auto text = readFile(input, readError);
+  auto text = readFile(input);
   if (!text) {
-    err << input << ": error: cannot read pipegen.yaml: " << readError << "\n";
+    toolError(err, input) << "cannot read pipegen.yaml: " << text.error() << "\n";
     return 1;
   }
   uint32_t epoch = opts.epoch ? *opts.epoch : epochFromPath(input).value_or(0);
@@ -66,17 +65,13 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, Clusters& clu
   header.epoch = epoch;
   header.device = soc.name;
   header.source = std::filesystem::path(input).filename().string();
-  std::string writeError;
-  if (!writeFileAtomic(output, writeBlobYaml(gen->blob, gen->comments, &header), writeError)) {
-    err << output << ": error: cannot write: " << writeError << "\n";
+  if (auto written = writeFileAtomic(output, writeBlobYaml(gen->blob, gen->comments, &header)); !written) {
+    toolError(err, output) << "cannot write: " << written.error() << "\n";
     return 1;
   }
   if (!opts.depfile.empty()) {
-    std::string deps = escapeMakeWord(output) + ": " + escapeMakeWord(input);
-    if (!deviceFile.empty()) deps += " " + escapeMakeWord(deviceFile);
-    if (!opts.cluster.empty()) deps += " " + escapeMakeWord(opts.cluster);
-    if (!writeFileAtomic(opts.depfile, deps + "\n", writeError)) {
-      err << opts.depfile << ": error: cannot write depfile: " << writeError << "\n";
+    if (auto written = writeDepfile(opts.depfile, {output}, {input, deviceFile, opts.cluster}); !written) {
+      toolError(err, opts.depfile) << "cannot write depfile: " << written.error() << "\n";
       return 1;
     }
   }
@@ -86,17 +81,17 @@ int lowerOne(const PipegenOptions& opts, const SocDescriptor& soc, Clusters& clu
 
 int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err) {
   if (opts.inputs.empty()) {
-    err << kTool << ": error: no input pipegen.yaml\n";
+    toolError(err, kTool) << "no input pipegen.yaml\n";
     return 2;
   }
   const bool several = opts.inputs.size() > 1;
   if (several && (!opts.output.empty() || opts.epoch || !opts.depfile.empty())) {
-    err << kTool << ": error: -o, --epoch and --depfile take one input; with several, each blob.yaml is "
+    toolError(err, kTool) << "-o, --epoch and --depfile take one input; with several, each blob.yaml is "
                     "written beside its pipegen.yaml and the epoch comes from its path\n";
     return 2;
   }
   if (!several && opts.output.empty()) {
-    err << kTool << ": error: -o <blob.yaml> is required with one input\n";
+    toolError(err, kTool) << "-o <blob.yaml> is required with one input\n";
     return 2;
   }
   std::vector<std::string> outputs;
@@ -105,15 +100,15 @@ int runPipegen(const PipegenOptions& opts, std::ostream& out, std::ostream& err)
     outputs.push_back(several ? (std::filesystem::path(opts.inputs[i]).parent_path() / "blob.yaml").lexically_normal().string()
                               : opts.output);
     if (auto [it, added] = byOutput.emplace(outputs.back(), i); !added) {
-      err << kTool << ": error: " << opts.inputs[it->second] << " and " << opts.inputs[i] << " are in one directory: "
+      toolError(err, kTool) << opts.inputs[it->second] << " and " << opts.inputs[i] << " are in one directory: "
           << "both would write " << outputs.back() << "\n";
       return 2;
     }
   }
   PrintOptions print{opts.maxErrors, false, opts.noWarnings};
   std::optional<Arch> arch;
-  if (!netlist::parseArchOption(opts.arch, kTool, err, arch)) return 2;
-  netlist::DeviceCache devices;
+  if (!parseArchOption(opts.arch, kTool, err, arch)) return 2;
+  DeviceCache devices;
   if (!opts.device.empty())
     if (int rc = devices.loadExplicit(opts.device, kTool, err, print)) return rc;
   const SocDescriptor& soc = devices.explicitOr(arch.value_or(Arch::Grayskull));

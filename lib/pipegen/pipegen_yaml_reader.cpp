@@ -4,7 +4,7 @@
 // with positions shifted back to the whole file's lines.
 #include "pipegen/pipegen_yaml_reader.hpp"
 
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 #include "support/yaml.hpp"
 
 #include <algorithm>
@@ -400,7 +400,7 @@ void Reader::parseBuffer(const std::string& key, const yaml::Node& keyNode, cons
     } else if (f == "data_format") {
       std::string df;
       good = text(v, f, df);
-      if (good && !netlist::parseDataFormat(df)) {
+      if (good && !parseDataFormat(df)) {
         error(v, key + ": unknown data_format '" + df + "'");
         good = false;
       }

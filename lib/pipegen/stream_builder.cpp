@@ -5,7 +5,7 @@
 #include "pipegen/stream_builder.hpp"
 
 #include "device/device_contract.h"
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 
 #include <optional>
 
@@ -38,10 +38,10 @@ std::optional<blob::StreamName> StreamBuilder::nocName(uint32_t chip, uint32_t r
 
 uint32_t StreamBuilder::formatOf(const Buffer& b) const {
   if (b.dataFormat)
-    if (auto f = netlist::parseDataFormat(*b.dataFormat)) return static_cast<uint32_t>(*f);
+    if (auto f = parseDataFormat(*b.dataFormat)) return static_cast<uint32_t>(*f);
   // BUDA files name no format: the first format (enum order) with this tile size.
   for (uint32_t f = 0; f < contract::kDataFormatCount; ++f)
-    if (netlist::tileSizeBytes(static_cast<netlist::DataFormat>(f)) == b.tileSize) return f;
+    if (tileSizeBytes(static_cast<DataFormat>(f)) == b.tileSize) return f;
   return 0;
 }
 

@@ -38,7 +38,7 @@ using pipe::BufferType;
 using pipe::Pipe;
 using pipe::PipegenYaml;
 
-constexpr uint32_t kDramRow = 255; // core_coordinates of DRAM buffers in BUDA files
+using pipe::kDramCore;
 
 inline SourceLoc locOf(const pipe::SourcePos& p) { return {p.line, p.column}; }
 

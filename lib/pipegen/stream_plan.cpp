@@ -84,7 +84,7 @@ bool StreamBuilder::classifyBuffers() {
     BufInfo& in = info_[i];
     byId_.emplace(b.uniqid, static_cast<uint32_t>(i));
     const std::string& t = b.bufferTypeText;
-    bool atDram = b.core.r == kDramRow && b.core.c == kDramRow;
+    bool atDram = b.core.r == kDramCore && b.core.c == kDramCore;
     if (b.bufferType == BufferType::DramIo || b.bufferType == BufferType::DramProlog || atDram || b.isPadding)
       in.kind = BufKind::Dram;
     else if (b.bufferType == BufferType::Unpacker || b.bufferType == BufferType::Packer ||

@@ -187,10 +187,9 @@ bool readKernelDir(const std::string& dir, BinariesImage& into, std::string& err
       return false;
     }
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string why;
-    std::optional<elf::Image> image = elf::parseElf32(bytes, why);
+    Expected<elf::Image> image = elf::parseElf32(bytes);
     if (!image) {
-      error = "'" + path + "': " + why;
+      error = "'" + path + "': " + image.error();
       return false;
     }
     image->symbols.clear();  // not part of the image
@@ -207,10 +206,9 @@ bool readBlobHexFile(const std::string& path, BinariesImage& into, std::string& 
   }
   std::stringstream text;
   text << in.rdbuf();
-  std::string why;
-  std::optional<std::vector<blob::HexSegment>> segs = blob::readHex(text.str(), why);
+  Expected<std::vector<blob::HexSegment>> segs = blob::readHex(text.str());
   if (!segs) {
-    error = "'" + path + "': blob hex: " + why;
+    error = "'" + path + "': blob hex: " + segs.error();
     return false;
   }
   into.blob = std::move(*segs);

@@ -163,10 +163,9 @@ bool Chip::loadBlobHex(CoreCoord noc, const std::string& hexText, std::string& e
     error = "no functional worker at NOC " + toString(noc);
     return false;
   }
-  std::string why;
-  std::optional<std::vector<blob::HexSegment>> segs = blob::readHex(hexText, why);
+  Expected<std::vector<blob::HexSegment>> segs = blob::readHex(hexText);
   if (!segs) {
-    error = "core '" + c->name() + "': blob hex: " + why;
+    error = "core '" + c->name() + "': blob hex: " + segs.error();
     return false;
   }
   return loadOverlayHex(*c, *segs, error);

@@ -5,7 +5,7 @@
 #include "sim/coprocessor.hpp"
 
 #include "formats/formats.hpp"
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 #include "sim/coprocessor_math.hpp"
 
 #include <algorithm>
@@ -18,7 +18,7 @@
 namespace tessera::sim {
 
 namespace c = tessera::contract;
-using netlist::DataFormat;
+using tessera::DataFormat;
 
 static_assert(static_cast<uint32_t>(DataFormat::Float32) == c::kFloat32);
 static_assert(static_cast<uint32_t>(DataFormat::Bfp8_b) == c::kBfp8_b);
@@ -51,16 +51,16 @@ bool takesArgument(uint32_t opcode) {
 // Where a tile's values start (after the header and, for Int8/UInt8 tiles
 // that carry one, the 64-byte exponent section; docs/data-formats.md).
 size_t valueOffset(DataFormat df) {
-  const size_t dataBytes = kValues * netlist::untilizedDatumBytes(df);
+  const size_t dataBytes = kValues * untilizedDatumBytes(df);
   const size_t withExponents = formats::kTileHeaderBytes + kValues / formats::kBfpBlock + dataBytes;
-  return withExponents <= netlist::tileSizeBytes(df) ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
+  return withExponents <= tileSizeBytes(df) ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
                                                      : formats::kTileHeaderBytes;
 }
 
 // Row-major index of the v-th stored value: faces f0 f1 / f2 f3, each
 // row-major; raw formats are one row-major run.
 size_t rowMajorIndexOfStored(DataFormat df, size_t v) {
-  if (netlist::isRawFormat(df)) return v;
+  if (isRawFormat(df)) return v;
   const size_t face = v / 256, inFace = v % 256;
   return ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
 }
@@ -146,7 +146,7 @@ Coprocessor::Coprocessor(std::span<uint8_t> l1, const CopCycleModel& model, uint
     : l1_(l1), model_(model), destTiles16_(std::max<uint32_t>(2, destTiles16 & ~1u)),
       destF_(size_t{std::min(destTiles16_, c::kDestTiles16)}),
       destI_(size_t{std::min(destTiles16_, c::kDestTiles16) / 2} * kValues, 0),
-      scratch_(netlist::tileSizeBytes(DataFormat::Float32), 0) {
+      scratch_(tileSizeBytes(DataFormat::Float32), 0) {
   reset();
 }
 
@@ -351,7 +351,7 @@ Coprocessor::Outcome Coprocessor::execUnpack(uint32_t fields, uint32_t address) 
   const std::optional<formats::TileShape> shape = tileShapeOf(fields);
   if (!shape) return Outcome::fail(c::kCopIllegalInstruction);
   const bool zeros = fields & c::kUnpackZero;
-  const uint32_t bytes = shape->full() ? netlist::tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
+  const uint32_t bytes = shape->full() ? tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
   if (!zeros && !dataRangeOk(address, bytes)) return Outcome::fail(c::kCopBadAddress);
 
   const bool toB = fields & c::kUnpackToSrcB;
@@ -651,14 +651,14 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   if (!shape) return Outcome::fail(c::kCopIllegalInstruction);
   const bool untilize = fields & c::kPackUntilize;
   const bool l1Accumulate = fields & c::kPackL1Accumulate;
-  if (untilize && netlist::isBfpFormat(df)) return Outcome::fail(c::kCopBadFormat);
+  if (untilize && isBfpFormat(df)) return Outcome::fail(c::kCopBadFormat);
   const uint32_t d = c::destIndexOf(fields);
   if (d >= destCapacity()) return Outcome::fail(c::kCopBadDestIndex);
   reserveDest(d + 1);
 
-  const uint32_t tileBytes = shape->full() ? netlist::tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
+  const uint32_t tileBytes = shape->full() ? tileSizeBytes(df) : static_cast<uint32_t>(formats::tileBytes(df, *shape));
   // Untilize writes the tile's rows (shape->r of shape->c values).
-  const uint32_t rowBytes = shape->c * netlist::untilizedDatumBytes(df);
+  const uint32_t rowBytes = shape->c * untilizedDatumBytes(df);
   const uint32_t stride = config_[c::kCfgUntilizeStride];
   if (untilize) {
     if (stride < rowBytes) return Outcome::fail(c::kCopIllegalInstruction);  // rows would overlap
@@ -674,14 +674,14 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   if (!fromDest) readDest(d, values);
   const Tile& packed = fromDest ? destF_[d] : values;
   const size_t offset = valueOffset(df);
-  const uint32_t width = netlist::untilizedDatumBytes(df);
+  const uint32_t width = untilizedDatumBytes(df);
 
   if (l1Accumulate) {
     Tile existing;
     if (untilize) {
       // Gather the rows into tile layout, then decode with lib/formats.
       // The scratch holds a 32x32 tile: outside the shape it stays zero.
-      std::span<uint8_t> full(scratch_.data(), netlist::tileSizeBytes(df));
+      std::span<uint8_t> full(scratch_.data(), tileSizeBytes(df));
       std::fill(full.begin(), full.end(), uint8_t{0});
       for (size_t v = 0; v < kValues; ++v) {
         const size_t rm = rowMajorIndexOfStored(df, v);
@@ -721,7 +721,7 @@ Coprocessor::Outcome Coprocessor::execPack(uint32_t fields, uint32_t address) {
   uint32_t cycles = model_.packOverhead;
   if (untilize) {
     // Packed as a 32x32 tile, then only the shape's rows and columns copied out.
-    std::span<uint8_t> full(scratch_.data(), netlist::tileSizeBytes(df));
+    std::span<uint8_t> full(scratch_.data(), tileSizeBytes(df));
     formats::packTile(df, std::span<const float, kValues>(packed), full);
     if (exactInt) exactWords(full);
     for (size_t v = 0; v < kValues; ++v) {

@@ -95,7 +95,7 @@ std::optional<ChipRunResult> prepareEpoch(Chip& chip, const EpochRun& run, ChipR
       for (const blob::StreamPhase& p : s.phases) {
         if (!p.dramPadding) continue;
         const std::optional<DramLocation> loc = decodeDramNocAddress(chip.soc(), p.dramBufNocAddr);
-        const auto df = static_cast<netlist::DataFormat>(p.dataFormat);
+        const auto df = static_cast<DataFormat>(p.dataFormat);
         if (!loc || loc->host || p.dataFormat >= contract::kDataFormatCount || formats::tileBytes(df) > p.msgSize)
           return loadFailure(ec, "core '" + core->name() + "': stream " + std::to_string(s.name.streamId) +
                                      ": padding tile at dram_buf_noc_addr " + std::to_string(p.dramBufNocAddr) +
@@ -205,7 +205,7 @@ std::vector<uint8_t> readQueueEntry(const Dram& dram, const QueueBufferLoc& b, u
 }
 
 bool writeTensorEntry(Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
-                      const formats::Tensor& tensor, int64_t w, const formats::Blocking& b, netlist::DataFormat df,
+                      const formats::Tensor& tensor, int64_t w, const formats::Blocking& b, DataFormat df,
                       std::string& error) {
   if (static_cast<int64_t>(buffers.size()) != b.gridR * b.gridC) {
     error = std::to_string(buffers.size()) + " queue buffers for a grid of " + std::to_string(b.gridR * b.gridC) +
@@ -223,7 +223,7 @@ bool writeTensorEntry(Dram& dram, const std::vector<QueueBufferLoc>& buffers, ui
 }
 
 bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
-                     const formats::Blocking& b, netlist::DataFormat df, formats::Tensor& into, int64_t w,
+                     const formats::Blocking& b, DataFormat df, formats::Tensor& into, int64_t w,
                      std::string& error) {
   if (static_cast<int64_t>(buffers.size()) != b.gridR * b.gridC) {
     error = std::to_string(buffers.size()) + " queue buffers for a grid of " + std::to_string(b.gridR * b.gridC) +
@@ -245,10 +245,10 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
 }
 
 
-bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
+bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, DataFormat df,
                         formats::Tensor& into, int64_t w, std::string& error, formats::TileShape shape) {
   constexpr size_t kDim = 32, kValues = formats::kTileValues;
-  const uint32_t eb = netlist::untilizedDatumBytes(df);
+  const uint32_t eb = untilizedDatumBytes(df);
   if (eb == 0 || into.r % 32 || into.c % 32) {
     error = "an untilized entry needs a non-block format and whole tiles";
     return false;
@@ -266,7 +266,7 @@ bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t
   // Each 32x32 square is gathered back into tile layout (values after the
   // header, and after the 64-byte exponent section of formats that carry one,
   // face by face) and decoded by lib/formats, exactly as the packer wrote it.
-  const size_t tileSize = netlist::tileSizeBytes(df);
+  const size_t tileSize = tileSizeBytes(df);
   const size_t withExponents = formats::kTileHeaderBytes + kValues / formats::kBfpBlock + kValues * eb;
   const size_t offset = withExponents <= tileSize ? formats::kTileHeaderBytes + kValues / formats::kBfpBlock
                                                   : formats::kTileHeaderBytes;
@@ -279,7 +279,7 @@ bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t
         formats::packTile(df, std::span<const float, kValues>(values.data(), kValues), tile);  // a valid header
         for (size_t v = 0; v < kValues; ++v) {
           const size_t face = v / 256, inFace = v % 256;
-          const size_t rm = netlist::isRawFormat(df) ? v : ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
+          const size_t rm = isRawFormat(df) ? v : ((face / 2) * 16 + inFace / 16) * kDim + (face % 2) * 16 + inFace % 16;
           if (rm / kDim >= shape.r || rm % kDim >= shape.c) {
             std::memset(&tile[offset + v * eb], 0, eb);  // outside the tile: zero
             continue;

@@ -7,7 +7,7 @@
 #pragma once
 #include "formats/blocking.hpp"
 #include "formats/tensor.hpp"
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 #include "sim/chip.hpp"
 #include "sim/cluster.hpp"
 
@@ -67,10 +67,10 @@ std::vector<uint8_t> readQueueEntry(const Dram& dram, const QueueBufferLoc& buff
 // mismatch or an address outside DRAM.
 bool writeTensorEntry(Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
                       const formats::Tensor& tensor, int64_t w, const formats::Blocking& blocking,
-                      netlist::DataFormat df, std::string& error);
+                      DataFormat df, std::string& error);
 // The inverse: reads slot `slot` of every buffer into entry `w` of `into`.
 bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffers, uint32_t slot,
-                     const formats::Blocking& blocking, netlist::DataFormat df, formats::Tensor& into, int64_t w,
+                     const formats::Blocking& blocking, DataFormat df, formats::Tensor& into, int64_t w,
                      std::string& error);
 
 // An untilized output queue buffer (one cell, docs/device-model.md "Untilized
@@ -79,7 +79,7 @@ bool readTensorEntry(const Dram& dram, const std::vector<QueueBufferLoc>& buffer
 // entry `w` of `into` ([.., z, rows, cols]). With a tile shape other than
 // 32x32 (tile_dim) the slot holds each tile's rows and columns only and
 // `into` gets them in the 32x32 register view (docs/data-formats.md).
-bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, netlist::DataFormat df,
+bool readUntilizedEntry(const Dram& dram, const QueueBufferLoc& buffer, uint32_t slot, DataFormat df,
                         formats::Tensor& into, int64_t w, std::string& error, formats::TileShape shape = {});
 
 }  // namespace tessera::sim

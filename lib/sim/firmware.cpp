@@ -25,10 +25,9 @@ bool hasOverlayBlob(const TensixCore& core) {
 std::optional<blob::CoreBlob> readOverlayBlob(const TensixCore& core, std::string& error) {
   std::span<const uint8_t> l1 = core.l1();
   const size_t end = std::min<size_t>(l1.size(), size_t{c::kOverlayBlobBase} + c::kOverlayBlobSize);
-  std::string why;
-  std::optional<blob::CoreBlob> b = blob::decodeCoreBlob(l1.subspan(c::kOverlayBlobBase, end - c::kOverlayBlobBase), why);
-  if (!b) error = "core '" + core.name() + "': " + why;
-  return b;
+  Expected<blob::CoreBlob> b = blob::decodeCoreBlob(l1.subspan(c::kOverlayBlobBase, end - c::kOverlayBlobBase));
+  if (!b) error = "core '" + core.name() + "': " + b.error();
+  return std::move(b).toOptional();
 }
 
 bool writeOperandTableFromBlob(TensixCore& core, const blob::CoreBlob& b, std::string& error) {

@@ -1,6 +1,6 @@
 #include "sim/one_core_harness.hpp"
 
-#include "netlist/enums.hpp"
+#include "formats/data_format.hpp"
 #include "support/yaml.hpp"
 #include "support/text_format.hpp"
 
@@ -19,13 +19,13 @@ namespace {
 constexpr uint32_t kBufferAlign = 32;  // operand buffers start on 32-byte boundaries, as pipegen places them
 
 uint32_t formatTileSize(c::DataFormatCode f) {
-  static_assert(static_cast<uint32_t>(netlist::DataFormat::RawUInt32) == c::kRawUInt32,
-                "contract::DataFormatCode follows netlist::DataFormat");
-  return netlist::tileSizeBytes(static_cast<netlist::DataFormat>(f));
+  static_assert(static_cast<uint32_t>(DataFormat::RawUInt32) == c::kRawUInt32,
+                "contract::DataFormatCode follows DataFormat");
+  return tileSizeBytes(static_cast<DataFormat>(f));
 }
 
 std::optional<c::DataFormatCode> parseFormat(std::string_view s) {
-  std::optional<netlist::DataFormat> f = netlist::parseDataFormat(s);
+  std::optional<DataFormat> f = parseDataFormat(s);
   if (!f) return std::nullopt;
   return static_cast<c::DataFormatCode>(*f);
 }

@@ -10,6 +10,7 @@
 #pragma once
 #include "device/arch.hpp"
 #include "device/device_contract.h"
+#include "formats/data_format.hpp"
 #include "sim/tensix_core.hpp"
 #include "support/diagnostics.hpp"
 #include "support/source.hpp"
@@ -34,7 +35,7 @@ struct HarnessOperand {
   uint32_t id = 0;
   contract::DataFormatCode format = contract::kFloat16_b;
   uint32_t capacityTiles = 0;
-  uint32_t tileSizeBytes = 0;        // 0: the format's tile size (netlist::tileSizeBytes)
+  uint32_t tileSizeBytes = 0;        // 0: the format's tile size (tileSizeBytes)
   std::optional<uint32_t> address;   // L1 base of slot 0; default: allocated upward from kDataBufferBase
   bool untilized = false;            // outputs: row-major buffer written by PACK untilize
   uint32_t rowStrideBytes = 0;       // untilized: bytes between rows

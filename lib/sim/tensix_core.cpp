@@ -244,10 +244,9 @@ bool TensixCore::loadProgram(Thread t, const elf::Image& image, std::string& err
 }
 
 bool TensixCore::loadElf(Thread t, std::span<const uint8_t> bytes, std::string& error) {
-  std::string why;
-  std::optional<elf::Image> image = elf::parseElf32(bytes, why);
+  Expected<elf::Image> image = elf::parseElf32(bytes);
   if (!image) {
-    error = std::string(threadName(t)) + " thread: " + why;
+    error = std::string(threadName(t)) + " thread: " + image.error();
     return false;
   }
   return loadProgram(t, *image, error);

@@ -7,6 +7,7 @@
 #include "sim/tensix_core.hpp"
 #include "support/diagnostics.hpp"
 #include "support/file_io.hpp"
+#include "support/tool_output.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -22,7 +23,7 @@ namespace {
 
 constexpr const char* kTool = "tensix-run";
 
-std::ostream& error(std::ostream& err) { return err << kTool << ": error: "; }
+std::ostream& error(std::ostream& err) { return toolError(err, kTool); }
 
 } // namespace
 
@@ -30,10 +31,9 @@ int runTensixRun(const TensixRunOptions& opts, std::ostream& out, std::ostream& 
   // 1. The spec, if any.
   RunSpec spec;
   if (!opts.spec.empty()) {
-    std::string why;
-    std::optional<std::string> text = readFile(opts.spec, why);
+    auto text = readFile(opts.spec);
     if (!text) {
-      error(err) << "cannot read spec '" << opts.spec << "': " << why << "\n";
+      error(err) << "cannot read spec '" << opts.spec << "': " << text.error() << "\n";
       return 1;
     }
     SourceBuffer source(opts.spec, std::move(*text));
@@ -97,10 +97,9 @@ int runTensixRun(const TensixRunOptions& opts, std::ostream& out, std::ostream& 
   // 3. Input files.
   for (HarnessOperand& op : spec.operands) {
     if (op.inputPath.empty()) continue;
-    std::string why;
-    std::optional<std::string> bytes = readFile(op.inputPath, why);
+    auto bytes = readFile(op.inputPath);
     if (!bytes) {
-      error(err) << "operand " << op.id << ": cannot read input '" << op.inputPath << "': " << why << "\n";
+      error(err) << "operand " << op.id << ": cannot read input '" << op.inputPath << "': " << bytes.error() << "\n";
       return 1;
     }
     op.inputTiles.assign(bytes->begin(), bytes->end());
@@ -197,8 +196,8 @@ int runTensixRun(const TensixRunOptions& opts, std::ostream& out, std::ostream& 
     if (op.outputPath.empty()) continue;
     const std::vector<uint8_t>& bytes = harness.output(op.id);
     std::string why;
-    if (!writeFileAtomic(op.outputPath, std::string(bytes.begin(), bytes.end()), why)) {
-      error(err) << "operand " << op.id << ": cannot write '" << op.outputPath << "': " << why << "\n";
+    if (auto written = writeFileAtomic(op.outputPath, std::string(bytes.begin(), bytes.end())); !written) {
+      error(err) << "operand " << op.id << ": cannot write '" << op.outputPath << "': " << written.error() << "\n";
       return 1;
     }
   }

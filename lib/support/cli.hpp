@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <string_view>
+#include "support/tool_output.hpp"
 
 namespace tessera {
 
@@ -20,7 +21,7 @@ inline std::optional<int> parseToolArgs(CLI::App& app, int argc, char** argv, st
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << tool << ": error: " << e.what() << "\n"
+    toolError(std::cerr, tool) << e.what() << "\n"
               << "Run with --help for usage.\n";
     return 2;
   }
@@ -36,9 +37,9 @@ int runGuarded(std::string_view tool, Fn&& fn) {
   try {
     return fn();
   } catch (const std::bad_alloc&) {
-    std::cerr << tool << ": error: out of memory (the machine or the process's memory limit could not hold this run)\n";
+    toolError(std::cerr, tool) << "out of memory (the machine or the process's memory limit could not hold this run)\n";
   } catch (const std::exception& e) {
-    std::cerr << tool << ": error: internal error: " << e.what() << "\n";
+    toolError(std::cerr, tool) << "internal error: " << e.what() << "\n";
   }
   return 1;
 }

@@ -13,20 +13,17 @@
 
 namespace tessera {
 
-std::optional<std::string> readFile(const std::string& path, std::string& error) {
+Expected<std::string> readFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    error = std::strerror(errno);
-    return std::nullopt;
+    return Failure{std::strerror(errno)};
   }
   if (S_ISDIR(st.st_mode)) {
-    error = "is a directory";
-    return std::nullopt;
+    return Failure{"is a directory"};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
+    return Failure{std::strerror(errno)};
   }
   // One read into a buffer of the file's size (generated files are MBs: a
   // stringstream copied them three times), then whatever a growing file adds.
@@ -34,8 +31,7 @@ std::optional<std::string> readFile(const std::string& path, std::string& error)
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   if (in.bad()) {
-    error = "read error";
-    return std::nullopt;
+    return Failure{"read error"};
   }
   if (in) {
     std::ostringstream rest;
@@ -45,14 +41,13 @@ std::optional<std::string> readFile(const std::string& path, std::string& error)
   return text;
 }
 
-bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error) {
+Expected<void> writeFileAtomic(const std::string& path, const std::string& content) {
   // Unique per process and call: two threads writing one path never share a temp file.
   static std::atomic<uint64_t> serial{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    error = std::strerror(errno);
-    return false;
+    return Failure{std::strerror(errno)};
   }
   const char* p = content.data();
   size_t left = content.size();
@@ -60,20 +55,25 @@ bool writeFileAtomic(const std::string& path, const std::string& content, std::s
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      error = std::strerror(errno);
+      Failure failure{std::strerror(errno)};
       ::close(fd);
       ::unlink(tmp.c_str());
-      return false;
+      return failure;
     }
     p += n;
     left -= static_cast<size_t>(n);
   }
   if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = std::strerror(errno);
+    Failure failure{std::strerror(errno)};
     ::unlink(tmp.c_str());
-    return false;
+    return failure;
   }
-  return true;
+  return {};
+}
+
+Expected<void> writeIfChanged(const std::string& path, const std::string& content) {
+  if (auto old = readFile(path); old && *old == content) return {};
+  return writeFileAtomic(path, content);
 }
 
 std::string escapeMakeWord(const std::string& path) {

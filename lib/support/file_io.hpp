@@ -1,6 +1,8 @@
 // File IO with the "no partial outputs" rule: writes go to a temporary file
 // beside the target and are renamed into place only when complete.
 #pragma once
+#include "support/expected.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,12 +10,17 @@
 
 namespace tessera {
 
-// Reads a whole file; on failure returns nullopt and sets `error` (strerror text).
-std::optional<std::string> readFile(const std::string& path, std::string& error);
+// Reads a whole file; a failure's message is the strerror text.
+Expected<std::string> readFile(const std::string& path);
 
-// Writes `content` to `path` atomically. Returns false and sets `error` on failure;
-// the target is then left untouched and no temporary file remains.
-bool writeFileAtomic(const std::string& path, const std::string& content, std::string& error);
+// Writes `content` to `path` atomically. On failure the target is left
+// untouched and no temporary file remains.
+Expected<void> writeFileAtomic(const std::string& path, const std::string& content);
+
+// writeFileAtomic unless `path` already holds exactly `content`: keeps the
+// timestamp of an unchanged file, so what make or a stamp derives from it is
+// not rebuilt.
+Expected<void> writeIfChanged(const std::string& path, const std::string& content);
 
 // A path as one word of a make rule (depfiles): spaces and '#' are
 // backslash-escaped, '$' is doubled.

@@ -720,20 +720,13 @@ std::optional<std::unique_ptr<Document>> Document::parseWithLibyaml(const Source
   }
 }
 
-std::unique_ptr<Document> Document::readMapFile(const std::string& path, std::string& error) {
-  std::string readError;
-  auto text = readFile(path, readError);
-  if (!text) {
-    error = "cannot read '" + path + "': " + readError;
-    return nullptr;
-  }
+Expected<std::unique_ptr<Document>> Document::readMapFile(const std::string& path) {
+  auto text = readFile(path);
+  if (!text) return Failure{"cannot read '" + path + "': " + text.error()};
   SourceBuffer source(path, std::move(*text));
   DiagnosticEngine diags;
   auto doc = parse(source, diags);
-  if (!doc || !(*doc)->root().IsMap()) {
-    error = "'" + path + "' is not a YAML map";
-    return nullptr;
-  }
+  if (!doc || !(*doc)->root().IsMap()) return Failure{"'" + path + "' is not a YAML map"};
   return std::move(*doc);
 }
 

@@ -12,6 +12,7 @@
 // again by libyaml, so trees, positions and diagnostics are libyaml's.
 #pragma once
 #include "support/diagnostics.hpp"
+#include "support/expected.hpp"
 #include "support/source.hpp"
 
 #include <cstdint>
@@ -126,9 +127,8 @@ public:
   static std::optional<std::unique_ptr<Document>> parse(std::string_view text, DiagnosticEngine& diags);
   // Reads and parses a file whose root must be a map: the index files the
   // stage tools write (manifest.yaml, epochs.yaml), read by the loader.
-  // nullptr and `error` ("cannot read '<path>': ..." or "'<path>' is not a
-  // YAML map") otherwise.
-  static std::unique_ptr<Document> readMapFile(const std::string& path, std::string& error);
+  // A failure says "cannot read '<path>': ..." or "'<path>' is not a YAML map".
+  static Expected<std::unique_ptr<Document>> readMapFile(const std::string& path);
   // Libyaml alone, without the line scanner (tests compare the two).
   static std::optional<std::unique_ptr<Document>> parseWithLibyaml(const SourceBuffer& source,
                                                                    DiagnosticEngine& diags);

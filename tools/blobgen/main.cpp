@@ -3,7 +3,7 @@
 // is in lib/blob (docs/blobgen.md).
 #include "blob/blobgen.hpp"
 #include "support/cli.hpp"
-#include "support/version.hpp"
+#include "support/tool_output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
-  app.set_version_flag("--version", std::string("blobgen (Tessera) ") + tessera::kVersion);
+  app.set_version_flag("--version", tessera::versionString("blobgen"));
   app.footer("Exit status: 0 blobs written (or dumped), 1 invalid input or write failure, 2 usage error.\n"
              "Manual: docs/blobgen.md; the blob layout: docs/device-model.md, \"Overlay blobs and streams\".");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "blobgen")) return *code;

@@ -3,6 +3,7 @@
 #include "support/cli.hpp"
 #include "hlkc/hlkc.hpp"
 #include "support/parallel.hpp"
+#include "support/tool_output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
                  "Kernel library: include/ and ld/<arch>/; device/device_contract.h is read from its parent "
                  "(default: " + hlkc::defaultKernelsDir() + ")")
       ->type_name("<dir>");
-  app.set_version_flag("--version", hlkc::versionString());
+  app.set_version_flag("--version", tessera::versionString("hlkc"));
   app.footer("Exit status: 0 every kernel compiled, 1 a kernel failed or is missing, 2 usage error.\n"
              "Manual: docs/hlkc.md; the kernel API: docs/kernels.md.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "hlkc")) return *code;

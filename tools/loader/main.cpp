@@ -5,8 +5,9 @@
 //   loader deploy BUILD_DIR  run and check what `loader run` built, without building
 //   loader NETLIST           the plain form: golden, or prebuilt artifacts with --target sim
 #include "support/cli.hpp"
+#include "support/tool_output.hpp"
 #include "loader/driver.hpp"
-#include "netlist/driver.hpp"
+#include "device/device_cache.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -126,14 +127,14 @@ int main(int argc, char** argv) {
   deploy->add_option("build-dir", opts.buildDir, "Build directory of `loader run`")->required()->type_name("<dir>");
   addRunOptions(*deploy, opts, "sim (the only target of deploy)");
 
-  app.set_version_flag("--version", tessera::netlist::versionString("loader"));
+  app.set_version_flag("--version", tessera::versionString("loader"));
   app.footer("Exit status: 0 ran (and every check passed), 1 the netlist, a stage, an input or a check failed, "
              "2 usage error.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "loader")) return *code;
   if (run->parsed()) opts.command = "run";
   if (deploy->parsed()) opts.command = "deploy";
   if (opts.command.empty() && opts.netlist.empty()) {
-    std::cerr << "loader: error: no netlist given (loader run <netlist.yaml>, or loader <netlist.yaml>)\n"
+    tessera::toolError(std::cerr, "loader") << "no netlist given (loader run <netlist.yaml>, or loader <netlist.yaml>)\n"
               << "Run with --help for usage.\n";
     return 2;
   }

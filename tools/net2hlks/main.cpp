@@ -1,8 +1,9 @@
 // net2hlks: one kernel (hlks.cpp + hlk_args.h) per op of a BUDA netlist, and
 // the manifest naming them. Thin driver: flags only; the work is in lib/hlk.
+#include "device/device_cache.hpp"
 #include "support/cli.hpp"
 #include "hlk/driver.hpp"
-#include "netlist/driver.hpp"
+#include "support/tool_output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -27,9 +28,9 @@ int main(int argc, char** argv) {
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
-  app.set_version_flag("--version", tessera::netlist::versionString("net2hlks"));
+  app.set_version_flag("--version", tessera::versionString("net2hlks"));
   app.footer("Exit status: 0 kernels written, 1 invalid netlist, unsupported op or write failure, 2 usage error.\n"
-             "Bundled devices: " + tessera::netlist::bundledDeviceList());
+             "Bundled devices: " + tessera::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "net2hlks")) return *code;
   return tessera::runGuarded("net2hlks", [&] { return tessera::hlk::runNet2Hlks(opts, std::cout, std::cerr); });
 }

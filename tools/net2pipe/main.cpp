@@ -1,8 +1,9 @@
 // net2pipe: the data movement of a BUDA netlist: one pipegen.yaml (buffers
 // and pipes) per temporal epoch, and the epoch index. Thin driver: flags
 // only; the work is in lib/pipe.
+#include "device/device_cache.hpp"
 #include "support/cli.hpp"
-#include "netlist/driver.hpp"
+#include "support/tool_output.hpp"
 #include "pipe/net2pipe.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,9 +32,9 @@ int main(int argc, char** argv) {
       ->default_val(20)
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
-  app.set_version_flag("--version", tessera::netlist::versionString("net2pipe"));
+  app.set_version_flag("--version", tessera::versionString("net2pipe"));
   app.footer("Exit status: 0 written, 1 invalid netlist, unsupported feature, resource limit or write failure, "
-             "2 usage error.\nBundled devices: " + tessera::netlist::bundledDeviceList());
+             "2 usage error.\nBundled devices: " + tessera::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "net2pipe")) return *code;
   return tessera::runGuarded("net2pipe", [&] { return tessera::pipe::runNet2Pipe(opts, std::cout, std::cerr); });
 }

@@ -1,7 +1,9 @@
 // netlist-check: parse and validate BUDA netlists against a target device.
 // Thin driver: flags and output only; the work is in lib/netlist.
+#include "device/device_cache.hpp"
 #include "support/cli.hpp"
 #include "netlist/driver.hpp"
+#include "support/tool_output.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -33,9 +35,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--warnings-as-errors,-W", opts.warningsAsErrors, "Treat warnings as errors");
   app.add_flag("--no-warnings,-w", opts.noWarnings, "Do not print warnings");
-  app.set_version_flag("--version", tessera::netlist::versionString("netlist-check"));
+  app.set_version_flag("--version", tessera::versionString("netlist-check"));
   app.footer("Exit status: 0 all netlists valid, 1 some netlist invalid or unreadable, 2 usage error.\n"
-             "Bundled devices: " + tessera::netlist::bundledDeviceList());
+             "Bundled devices: " + tessera::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "netlist-check")) return *code;
   return tessera::runGuarded("netlist-check", [&] { return tessera::netlist::runCheck(opts, std::cout, std::cerr); });
 }

@@ -1,8 +1,9 @@
 // pipegen: the streams and phases of every core for a temporal epoch
 // (pipegen.yaml in, blob.yaml out), or for several epochs in parallel. Thin
 // driver: flags only; the work is in lib/pipegen.
-#include "netlist/driver.hpp"
+#include "support/tool_output.hpp"
 #include "pipegen/pipegen.hpp"
+#include "device/device_cache.hpp"
 #include "support/cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -45,9 +46,9 @@ int main(int argc, char** argv) {
   app.add_flag("--release-windows,!--no-release-windows", opts.releaseWindows,
                "Windowed packers release finished tiles early (src_freed_tiles) and get rings of their reorder window "
                "(default); --no-release-windows keeps whole periods in the ring (more L1)");
-  app.set_version_flag("--version", tessera::netlist::versionString("pipegen"));
+  app.set_version_flag("--version", tessera::versionString("pipegen"));
   app.footer("Exit status: 0 blob.yaml written, 1 invalid input, resource error or write failure, 2 usage error.\n"
-             "Bundled devices: " + tessera::netlist::bundledDeviceList());
+             "Bundled devices: " + tessera::bundledDeviceList());
   if (auto code = tessera::parseToolArgs(app, argc, argv, "pipegen")) return *code;
   if (epochOpt->count()) opts.epoch = epoch;
   return tessera::runGuarded("pipegen", [&] { return tessera::pipegen::runPipegen(opts, std::cout, std::cerr); });

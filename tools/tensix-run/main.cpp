@@ -1,7 +1,7 @@
 // tensix-run: run one op's three kernels on one simulated Tensix core.
 // Thin driver: flags only; the work is in lib/sim (tensix_run_driver).
 #include "support/cli.hpp"
-#include "netlist/driver.hpp"
+#include "support/tool_output.hpp"
 #include "sim/tensix_run_driver.hpp"
 
 #include <CLI/CLI.hpp>
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--debug-log", opts.debugLog, "Print what each thread wrote to the debug mailbox");
   app.add_flag("--time", opts.time, "Print host time and interpreter speed (MIPS)");
-  app.set_version_flag("--version", tessera::netlist::versionString("tensix-run"));
+  app.set_version_flag("--version", tessera::versionString("tensix-run"));
   app.footer("Exit status: 0 the op ran to completion and its outputs were written, 1 a file, the spec, a kernel "
              "or the run failed (fault, hang, non-zero exit code), 2 usage error.");
   if (auto code = tessera::parseToolArgs(app, argc, argv, "tensix-run")) return *code;

@@ -19,6 +19,12 @@ using namespace tessera::blob;
 
 namespace {
 
+// The failure's message, "" after a success: what INFO prints either way.
+template <class T>
+std::string messageOf(const tessera::Expected<T>& e) {
+  return e ? std::string() : e.error();
+}
+
 StreamName sn(uint32_t y, uint32_t x, uint32_t s, uint32_t chip = 0) { return StreamName{chip, y, x, s}; }
 
 // Field-by-field equality with a readable failure.
@@ -227,9 +233,9 @@ CoreBlob sortedById(CoreBlob b) {
   return b;
 }
 
-std::optional<CoreBlob> decodeWords(const std::vector<uint32_t>& w, std::string& error) {
+tessera::Expected<CoreBlob> decodeWords(const std::vector<uint32_t>& w) {
   std::vector<uint8_t> bytes = wordsToBytes(w);
-  return decodeCoreBlob(bytes, error);
+  return decodeCoreBlob(bytes);
 }
 
 // Recomputes the checksum after a deliberate corruption, so the error comes
@@ -265,9 +271,8 @@ TEST_CASE("tiny blob: little-endian bytes, magic reads TSBL", "[blob]") {
 }
 
 TEST_CASE("tiny blob decodes from the hand-written words", "[blob]") {
-  std::string error;
-  auto d = decodeWords(kTinyWords, error);
-  INFO(error);
+  auto d = decodeWords(kTinyWords);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, tinyBlob());
 }
@@ -277,9 +282,8 @@ TEST_CASE("round trip of a larger blob; streams come back sorted by id", "[blob]
   REQUIRE(checkEncodable(b).empty());
   std::vector<uint32_t> w = encodeCoreBlob(b);
   REQUIRE(w.size() * 4 == encodedSizeBytes(b));
-  std::string error;
-  auto d = decodeWords(w, error);
-  INFO(error);
+  auto d = decodeWords(w);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, sortedById(b));
   // Re-encoding the decoded blob gives the same words (canonical form).
@@ -294,8 +298,7 @@ TEST_CASE("an empty blob (no streams) round-trips", "[blob]") {
   REQUIRE(w.size() == kHeaderWords);
   CHECK(w[kHdrStreamTableOffset] == 0);  // a zero count has a zero offset
   CHECK(w[kHdrConfigTableOffset] == 0);
-  std::string error;
-  auto d = decodeWords(w, error);
+  auto d = decodeWords(w);
   REQUIRE(d);
   CHECK(d->streams.empty());
   CHECK(d->y == 5);
@@ -307,8 +310,7 @@ TEST_CASE("a stream with no phases round-trips", "[blob]") {
   std::vector<uint32_t> w = encodeCoreBlob(b);
   REQUIRE(w.size() == kHeaderWords + kStreamEntryWords);
   CHECK(w[kHeaderWords + 2] == 0);  // phases offset 0 when there are none
-  std::string error;
-  auto d = decodeWords(w, error);
+  auto d = decodeWords(w);
   REQUIRE(d);
   REQUIRE(d->streams.size() == 1);
   CHECK(d->streams[0].phases.empty());
@@ -317,8 +319,7 @@ TEST_CASE("a stream with no phases round-trips", "[blob]") {
 TEST_CASE("decoding bytes past the blob (the whole overlay region) ignores the tail", "[blob]") {
   std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
   bytes.resize(tessera::contract::kOverlayBlobSize, 0xCD);
-  std::string error;
-  auto d = decodeCoreBlob(bytes, error);
+  auto d = decodeCoreBlob(bytes);
   REQUIRE(d);
   requireSameBlob(*d, tinyBlob());
 }
@@ -341,12 +342,11 @@ TEST_CASE("checkEncodable names what does not fit", "[blob]") {
 TEST_CASE("decoder: every truncation is an error naming the offset", "[blob]") {
   std::vector<uint8_t> bytes = wordsToBytes(kTinyWords);
   for (size_t n = 0; n < bytes.size(); ++n) {
-    std::string error;
-    auto d = decodeCoreBlob(std::span<const uint8_t>(bytes.data(), n), error);
+    auto d = decodeCoreBlob(std::span<const uint8_t>(bytes.data(), n));
     INFO("length " << n);
     REQUIRE_FALSE(d);
-    CHECK_THAT(error, Catch::StartsWith("offset 0x"));
-    CHECK_THAT(error, Catch::Contains("truncated"));
+    CHECK_THAT(messageOf(d), Catch::StartsWith("offset 0x"));
+    CHECK_THAT(messageOf(d), Catch::Contains("truncated"));
   }
 }
 
@@ -399,11 +399,10 @@ TEST_CASE("decoder: named errors for corrupted fields", "[blob]") {
     std::vector<uint32_t> w = kTinyWords;
     w[c.word] = c.value;
     if (c.fixChecksum) w = withFixedChecksum(w);
-    std::string error;
-    auto d = decodeWords(w, error);
-    INFO("word " << c.word << " = " << c.value << ": " << error);
+    auto d = decodeWords(w);
+    INFO("word " << c.word << " = " << c.value << ": " << messageOf(d));
     REQUIRE_FALSE(d);
-    CHECK_THAT(error, Catch::Contains(c.expect));
+    CHECK_THAT(messageOf(d), Catch::Contains(c.expect));
   }
 }
 
@@ -425,17 +424,15 @@ TEST_CASE("decoder: random corruptions never crash and never read out of bounds"
     if (rng() % 2) w = withFixedChecksum(w);
     std::vector<uint8_t> bytes = wordsToBytes(w);
     bytes.resize(rng() % (bytes.size() + 8));
-    std::string error;
-    auto d = decodeCoreBlob(bytes, error);
+    auto d = decodeCoreBlob(bytes);
     if (d) {
       ++accepted;
       // Whatever decodes re-encodes to a blob that decodes to the same model.
-      std::string e2;
-      auto again = decodeWords(encodeCoreBlob(*d), e2);
+      auto again = decodeWords(encodeCoreBlob(*d));
       REQUIRE(again);
       requireSameBlob(*again, *d);
     } else {
-      REQUIRE_FALSE(error.empty());
+      REQUIRE_FALSE(messageOf(d).empty());
     }
   }
   CHECK(accepted < 20000);
@@ -476,9 +473,8 @@ TEST_CASE("window words and the last two flag bits sit where the layout says", "
   CHECK(w[24 + 27] == 4u);      // untilize_full_r_dim
   CHECK(w[24 + 28] == 6u);      // untilize_full_c_dim
   CHECK(w[24 + 29] == 5u);      // untilize_z_dim
-  std::string error;
-  auto d = decodeWords(w, error);
-  INFO(error);
+  auto d = decodeWords(w);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, b);
 }
@@ -504,8 +500,7 @@ TEST_CASE("untilized tiles smaller than 32x32 ride in the z word's top bits", "[
     const std::vector<uint32_t> w = encodeCoreBlob(b);
     INFO(r << "x" << c);
     CHECK(w[24 + 29] == word);  // 32 - rows in [28:24], 16 columns in [29]
-    std::string error;
-    auto d = decodeWords(w, error);
+    auto d = decodeWords(w);
     REQUIRE(d);
     CHECK(d->streams[0].phases[0].untilizeTileR == r);
     CHECK(d->streams[0].phases[0].untilizeTileC == c);
@@ -552,9 +547,8 @@ TEST_CASE("identical configs are stored once", "[blob]") {
   CHECK(w[33 + 5] == 0);
   CHECK(w[42 + 1] == 0x30000u);  // config 0 buf_addr
   CHECK(w[72 + 1] == 0x40000u);  // config 1 buf_addr (config 0 is words 42-71)
-  std::string error;
-  auto d = decodeWords(w, error);
-  INFO(error);
+  auto d = decodeWords(w);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, b);
 }
@@ -597,9 +591,8 @@ TEST_CASE("chunk lists: after the refs, identical lists stored once", "[blob]") 
   CHECK(w[33 + 7] == 2);
   CHECK(w[33 + 8] == 304);
   CHECK(std::vector<uint32_t>(w.begin() + 72, w.end()) == std::vector<uint32_t>{0, 2, 1, 3, 4, 0});
-  std::string error;
-  auto d = decodeWords(w, error);
-  INFO(error);
+  auto d = decodeWords(w);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, b);
   for (size_t k = 0; k < 3; ++k) {
@@ -609,9 +602,9 @@ TEST_CASE("chunk lists: after the refs, identical lists stored once", "[blob]") 
 
   SECTION("a shared list must be read with one length") {
     w[33 + 8] = 288;  // phase 2 (2 chunks) points at phase 0's 4-entry list
-    std::string e2;
-    REQUIRE_FALSE(decodeWords(withFixedChecksum(w), e2));
-    CHECK_THAT(e2, Catch::Contains("stream[0] (id 8).phase[2].chunk_list: the list at offset 0x120 is shared with a "
+    auto d2 = decodeWords(withFixedChecksum(w));
+    REQUIRE_FALSE(d2);
+    CHECK_THAT(d2.error(), Catch::Contains("stream[0] (id 8).phase[2].chunk_list: the list at offset 0x120 is shared with a "
                                    "phase that reads 4 entries, this one 2"));
   }
   SECTION("a list that does not add up to num_msgs cannot be encoded") {
@@ -633,9 +626,8 @@ TEST_CASE("hex: write gives @address then 8 lower-case digits per line", "[blob]
 }
 
 TEST_CASE("hex: read accepts what write writes and BUDA's spelling", "[blob][hex]") {
-  std::string error;
-  auto segs = readHex("@00008c20\n00000001\n0000000A\r\n\n  00000082  \n@10\nffffffff", error);
-  INFO(error);
+  auto segs = readHex("@00008c20\n00000001\n0000000A\r\n\n  00000082  \n@10\nffffffff");
+  INFO(messageOf(segs));
   REQUIRE(segs);
   REQUIRE(segs->size() == 2);
   CHECK((*segs)[0].wordAddress == 0x8c20);
@@ -644,13 +636,13 @@ TEST_CASE("hex: read accepts what write writes and BUDA's spelling", "[blob][hex
   CHECK((*segs)[1].words == std::vector<uint32_t>{0xffffffffu});
 
   std::vector<HexSegment> round = {{0x4800, kTinyWords}};
-  auto back = readHex(writeHex(round), error);
+  auto back = readHex(writeHex(round));
   REQUIRE(back);
   REQUIRE(back->size() == 1);
   CHECK((*back)[0].wordAddress == 0x4800);
   CHECK((*back)[0].words == kTinyWords);
 
-  auto empty = readHex("", error);
+  auto empty = readHex("");
   REQUIRE(empty);
   CHECK(empty->empty());
 }
@@ -670,11 +662,10 @@ TEST_CASE("hex: errors name the line", "[blob][hex]") {
       {"@ffffffff\n0\n1\n", "line 3: words run past word address 0xffffffff"},
   };
   for (const Case& c : cases) {
-    std::string error;
-    auto segs = readHex(c.text, error);
+    auto segs = readHex(c.text);
     INFO(c.text);
     REQUIRE_FALSE(segs);
-    CHECK_THAT(error, Catch::StartsWith(c.expect));
+    CHECK_THAT(messageOf(segs), Catch::StartsWith(c.expect));
   }
 }
 
@@ -763,9 +754,8 @@ TEST_CASE("v5: an ethernet sender's words derived by hand; the flag bits decode"
   const CoreBlob b = ethBlob();
   REQUIRE(checkEncodable(b).empty());
   CHECK(encodeCoreBlob(b) == kEthWords);
-  std::string error;
-  auto d = decodeWords(kEthWords, error);
-  INFO(error);
+  auto d = decodeWords(kEthWords);
+  INFO(messageOf(d));
   REQUIRE(d);
   requireSameBlob(*d, b);
   CHECK(d->streams[0].phases[0].ethSender);
@@ -785,7 +775,7 @@ TEST_CASE("v5: an ethernet sender's words derived by hand; the flag bits decode"
   REQUIRE(checkEncodable(r).empty());
   std::vector<uint32_t> w = encodeCoreBlob(r);
   CHECK(w[kHeaderWords + kStreamEntryWords + kPhFlags] == 0x812u);
-  auto rd = decodeWords(w, error);
+  auto rd = decodeWords(w);
   REQUIRE(rd);
   requireSameBlob(*rd, r);
 }
@@ -809,19 +799,17 @@ TEST_CASE("v5: decoder faults for cross-chip references", "[blob][ethernet]") {
     std::vector<uint32_t> w = kEthWords;
     w[c.word] = c.value;
     w = withFixedChecksum(w);
-    std::string error;
-    auto d = decodeWords(w, error);
-    INFO("word " << c.word << " = " << c.value << ": " << error);
+    auto d = decodeWords(w);
+    INFO("word " << c.word << " = " << c.value << ": " << messageOf(d));
     REQUIRE_FALSE(d);
-    CHECK_THAT(error, Catch::Contains(c.expect));
+    CHECK_THAT(messageOf(d), Catch::Contains(c.expect));
   }
   // Every stream of an ethernet core may use the link (0-3 and 8-11 in
   // hardware, the others through its firmware).
   for (uint32_t id : {0u, 3u, 4u, 8u, 11u, 12u, 31u}) {
     std::vector<uint32_t> w = kEthWords;
     w[12] = id;
-    std::string error;
-    CHECK(decodeWords(withFixedChecksum(w), error));
+    CHECK(decodeWords(withFixedChecksum(w)));
   }
 }
 

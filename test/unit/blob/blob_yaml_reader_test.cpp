@@ -370,9 +370,8 @@ TEST_CASE("split per core, then encode and decode every core", "[blob][yaml]") {
     CHECK(c.epoch == 3);
     REQUIRE(checkEncodable(c).empty());
     std::vector<uint8_t> bytes = wordsToBytes(encodeCoreBlob(c));
-    std::string error;
-    auto d = decodeCoreBlob(bytes, error);
-    INFO(error);
+    auto d = decodeCoreBlob(bytes);
+    INFO((d ? "" : d.error()));
     REQUIRE(d);
     REQUIRE(d->streams.size() == c.streams.size());
     CHECK(d->streams[0].phases.size() == c.streams[0].phases.size());
@@ -480,9 +479,8 @@ TEST_CASE("every anchor blob.yaml parses and every core encodes within the limit
       REQUIRE(checkEncodable(c).empty());
       REQUIRE(encodedSizeBytes(c) <= contract::kOverlayBlobSize);
       std::vector<uint8_t> bytes = wordsToBytes(encodeCoreBlob(c));
-      std::string error;
-      auto d = decodeCoreBlob(bytes, error);
-      INFO(error);
+      auto d = decodeCoreBlob(bytes);
+      INFO((d ? "" : d.error()));
       REQUIRE(d);
       for (const Stream& s : d->streams) phases += s.phases.size();
     }

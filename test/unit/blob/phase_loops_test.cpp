@@ -204,10 +204,9 @@ TEST_CASE("phase loops: sizes by hand and the round trip through the binary", "[
   CHECK(e.words[loop + kLpReserved] == 0);
   CHECK(e.words[kHeaderWords + 1] == 3);  // the stream's record count
 
-  std::string error;
   const std::vector<uint8_t> bytes = wordsToBytes(e.words);
-  const std::optional<CoreBlob> d = decodeCoreBlob(bytes, error);
-  INFO(error);
+  const auto d = decodeCoreBlob(bytes);
+  INFO((d ? "" : d.error()));
   REQUIRE(d);
   REQUIRE(d->streams.size() == 1);
   requireSame(d->streams[0].phases, b.streams[0].phases);
@@ -223,8 +222,7 @@ TEST_CASE("phase loops: a blob that fits flat keeps its version 5 words", "[blob
   // Forced: 2 phase records + 1 loop = 12 + 3 + 27 + 60 + 2 words.
   const std::vector<uint32_t> loops = encodeCoreBlobLoops(b);
   CHECK(loops.size() == 12 + 3 + 27 + 60 + 2);
-  std::string error;
-  const std::optional<CoreBlob> d = decodeCoreBlob(wordsToBytes(loops), error);
+  const auto d = decodeCoreBlob(wordsToBytes(loops));
   REQUIRE(d);
   requireSame(d->streams[0].phases, b.streams[0].phases);
 }
@@ -257,19 +255,19 @@ TEST_CASE("phase loops: the decoder checks loop records", "[blob][loops]") {
     std::vector<uint32_t> w = good;
     w[loop + c.word] = c.value;
     w[kHdrChecksum] = blobChecksum(w);
-    std::string error;
     INFO("word " << c.word << " = " << c.value);
-    CHECK(!decodeCoreBlob(wordsToBytes(w), error));
-    if (c.error.size() > 12) CHECK(error == c.error);
-    else CHECK(!error.empty());
+    auto d = decodeCoreBlob(wordsToBytes(w));
+    REQUIRE(!d);
+    if (c.error.size() > 12) CHECK(d.error() == c.error);
+    else CHECK(!d.error().empty());
   }
   // Version 5 knows no loop flag.
   std::vector<uint32_t> w = good;
   w[kHdrVersion] = 5;
   w[kHdrChecksum] = blobChecksum(w);
-  std::string error;
-  CHECK(!decodeCoreBlob(wordsToBytes(w), error));
-  CHECK(error.find("unknown flag bits 0x80000000") != std::string::npos);
+  auto d = decodeCoreBlob(wordsToBytes(w));
+  REQUIRE(!d);
+  CHECK(d.error().find("unknown flag bits 0x80000000") != std::string::npos);
 }
 
 TEST_CASE("chunk list loops: a strided read is a pattern and a loop entry", "[blob][loops]") {

@@ -52,9 +52,8 @@ bool haveCorpus() {
 }
 
 std::optional<ClusterDescriptor> parseCorpus(const std::string& name, DiagnosticEngine& diags) {
-  std::string err;
-  auto text = readFile(corpusDir() + "/" + name, err);
-  REQUIRE(text.has_value());
+  auto text = readFile(corpusDir() + "/" + name);
+  REQUIRE(text.ok());
   SourceBuffer source(name, std::move(*text));
   return parseClusterDescriptor(source, kWormholeChannels, diags);
 }

@@ -125,25 +125,22 @@ Bytes sampleElf() {
   return e;
 }
 
-std::optional<Image> parse(const Bytes& e, std::string& error) { return parseElf32(e.b, error); }
+tessera::Expected<Image> parse(const Bytes& e) { return parseElf32(e.b); }
 
 // Parses and expects a failure whose message contains `needle`.
 void expectError(const Bytes& e, const std::string& needle) {
-  std::string error;
-  auto image = parse(e, error);
-  CHECK_FALSE(image.has_value());
-  INFO("error: " << error);
-  CHECK(error.find(needle) != std::string::npos);
+  auto image = parse(e);
+  REQUIRE_FALSE(image.ok());
+  INFO("error: " << image.error());
+  CHECK(image.error().find(needle) != std::string::npos);
 }
 
 } // namespace
 
 TEST_CASE("parseElf32 reads entry, PT_LOAD segments and defined symbols", "[elf]") {
   Bytes e = sampleElf();
-  std::string error;
-  auto image = parse(e, error);
-  REQUIRE(image.has_value());
-  CHECK(error.empty());
+  auto image = parse(e);
+  REQUIRE(image.ok());
   CHECK(image->entry == 0x4000);
   CHECK(image->machine == 243);
   REQUIRE(image->segments.size() == 2);
@@ -168,9 +165,8 @@ TEST_CASE("parseElf32 accepts an executable without sections", "[elf]") {
   e.u32(32, 0);  // e_shoff
   e.u16(48, 0);  // e_shnum
   e.b.resize(kStrtab);
-  std::string error;
-  auto image = parse(e, error);
-  REQUIRE(image.has_value());
+  auto image = parse(e);
+  REQUIRE(image.ok());
   CHECK(image->segments.size() == 2);
   CHECK(image->symbols.empty());
 }
@@ -178,11 +174,10 @@ TEST_CASE("parseElf32 accepts an executable without sections", "[elf]") {
 TEST_CASE("parseElf32 rejects every truncation of a valid file", "[elf]") {
   Bytes e = sampleElf();
   for (size_t n = 0; n < e.b.size(); ++n) {
-    std::string error;
-    auto image = parseElf32(std::span<const uint8_t>(e.b.data(), n), error);
+    auto image = parseElf32(std::span<const uint8_t>(e.b.data(), n));
     INFO("prefix of " << n << " bytes");
-    CHECK_FALSE(image.has_value());
-    CHECK_FALSE(error.empty());
+    REQUIRE_FALSE(image.ok());
+    CHECK_FALSE(image.error().empty());
   }
 }
 
@@ -303,10 +298,9 @@ TEST_CASE("parseElf32 survives random corruption", "[elf]") {
       e.b[at] = uint8_t(next());
     }
     if (next() % 4 == 0) e.b.resize(next() % e.b.size());
-    std::string error;
-    auto image = parse(e, error);
+    auto image = parse(e);
     if (image) ++parsed;
-    else CHECK_FALSE(error.empty());
+    else CHECK_FALSE(image.error().empty());
   }
   CHECK(parsed > 0);  // some corruptions hit bytes the reader does not use
 }
@@ -355,10 +349,9 @@ TEST_CASE("parseElf32 reads an executable linked by ld.lld-14", "[elf][toolchain
   std::string bytes = ss.str();
   std::system(("rm -rf " + dir).c_str());
 
-  std::string error;
-  auto image = parseElf32({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, error);
-  INFO("error: " << error);
-  REQUIRE(image.has_value());
+  auto image = parseElf32({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  INFO("error: " << (image ? "" : image.error()));
+  REQUIRE(image.ok());
   CHECK(image->machine == 243);
   CHECK(image->entry == 0x9000);
   REQUIRE(image->segments.size() == 2);

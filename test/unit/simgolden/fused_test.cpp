@@ -198,8 +198,7 @@ TEST_CASE("sim vs golden: corpus fused ops", "[simgolden][fused][corpus]") {
   };
   std::vector<Request> rs;
   for (const char* f : files) {
-    std::string why;
-    auto text = tessera::readFile(root + f, why);
+    auto text = tessera::readFile(root + f);
     REQUIRE(text);
     Request r;
     r.label = f;
@@ -235,8 +234,7 @@ TEST_CASE("sim vs golden: the op of SIMGOLDEN_NETLIST", "[.netlist]") {
     WARN("set SIMGOLDEN_NETLIST");
     return;
   }
-  std::string why;
-  auto text = tessera::readFile(path, why);
+  auto text = tessera::readFile(path);
   REQUIRE(text);
   Request r;
   r.label = path;

@@ -162,8 +162,7 @@ TEST_CASE("sim vs golden: corpus special ops", "[simgolden][corpus][quant][depth
   };
   Session s;
   for (const auto& [file, op] : files) {
-    std::string why;
-    auto text = tessera::readFile(root + file, why);
+    auto text = tessera::readFile(root + file);
     REQUIRE(text);
     Request r;
     r.label = file;

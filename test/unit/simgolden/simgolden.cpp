@@ -147,7 +147,7 @@ struct Session::Impl {
     std::string error;  // why it cannot run (netlist, kernel, compile)
     std::unique_ptr<SourceBuffer> source;
     std::optional<netlist::Netlist> nl;
-    std::unique_ptr<netlist::DeviceCache> devices;
+    std::unique_ptr<DeviceCache> devices;
     std::optional<netlist::ValidationTarget> target;
     const netlist::Op* op = nullptr;
     const netlist::Graph* graph = nullptr;
@@ -191,7 +191,7 @@ void Session::Impl::prepare(Prepared& p) {
         if (a.value == Arch::WormholeB0) want = Arch::WormholeB0;
     if (!want && !p.nl->devices.arch.empty() && p.nl->devices.arch.front().value == Arch::Grayskull)
       want = Arch::Grayskull;
-    p.devices = std::make_unique<netlist::DeviceCache>();
+    p.devices = std::make_unique<DeviceCache>();
     p.target = netlist::chooseTarget(*p.nl, want, *p.devices, diags);
     if (p.target) netlist::validateNetlist(*p.nl, *p.target, diags);
   }
@@ -244,13 +244,11 @@ void Session::compile() {
       if (!dirs.insert(p->kernelDir).second) continue;
       std::error_code ec;
       fs::create_directories(p->kernelDir, ec);
-      std::string why;
       for (const auto& [name, content] : {std::pair<const char*, const std::string*>{"hlk_args.h", &p->text.argsHeader},
                                           {"hlks.cpp", &p->text.source}}) {
         std::string path = (fs::path(p->kernelDir) / name).string();
-        std::string rerr;
-        auto old = readFile(path, rerr);
-        if (!(old && *old == *content) && !writeFileAtomic(path, *content, why)) p->error = "cannot write " + path + ": " + why;
+        if (auto written = writeIfChanged(path, *content); !written)
+          p->error = "cannot write " + path + ": " + written.error();
       }
       // Stale ELFs must not survive a failed compile.
       for (const char* elf : {"unpack.elf", "math.elf", "pack.elf"}) fs::remove(fs::path(p->kernelDir) / elf, ec);

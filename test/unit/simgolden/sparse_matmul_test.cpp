@@ -157,7 +157,7 @@ Result runCase(const SparseCase& sc) {
   SourceBuffer src("sparse.yaml", sc.netlist);
   DiagnosticEngine diags;
   auto nl = netlist::parseNetlist(src, diags);
-  netlist::DeviceCache devices;
+  DeviceCache devices;
   std::optional<netlist::Arch> want;
   for (const auto& a : nl->devices.arch)
     if (a.value == netlist::Arch::WormholeB0) want = a.value;
@@ -391,8 +391,7 @@ SparseCase caseOf(const std::string& label, const Shape& s, Expect e, uint32_t s
 
 std::string corpusFile(const std::string& rel) {
   const fs::path p = fs::path(TESSERA_SIMGOLDEN_CORPUS) / "netlists" / rel;
-  std::string err;
-  auto text = readFile(p.string(), err);
+  auto text = readFile(p.string());
   return text ? *text : std::string();
 }
 
