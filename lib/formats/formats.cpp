@@ -266,7 +266,7 @@ float decodeBfpValue(const BfpSpec& s, uint8_t exponent, uint8_t code) {
 // bit-identical to the plain path: test/unit/formats/reference_test.cpp
 // compares both on random and edge-case blocks.
 template <int MagBits, int ExpMin, int ExpMax>
-[[gnu::always_inline]] inline void quantizeBfpBlock(float* values) {
+[[gnu::always_inline]] inline void quantizeBfpBlock(const float* values, float* out) {
   constexpr int32_t kDead = -1024; // exponent of a flushed value: never the maximum of a live block
   constexpr int32_t kMaxMag = (1 << MagBits) - 1;
   constexpr float kStepUnit = 1.0f / static_cast<float>(1u << (MagBits - 1));
@@ -288,7 +288,7 @@ template <int MagBits, int ExpMin, int ExpMax>
     shared = exps[i] > shared ? exps[i] : shared;
   }
   if (shared == kDead) { // all zero: +0 everywhere
-    for (size_t i = 0; i < kBfpBlock; ++i) values[i] = 0.0f;
+    for (size_t i = 0; i < kBfpBlock; ++i) out[i] = 0.0f;
     return;
   }
   const float scale = floatOf(static_cast<uint32_t>(shared + 127) << 23);
@@ -306,8 +306,22 @@ template <int MagBits, int ExpMin, int ExpMax>
     v = v < std::numeric_limits<float>::min() ? 0.0f : v; // denormal product: flushed (also rounded == 0)
     // The sign is kept on a non-zero code (a flushed denormal product stays
     // signed); a zero code is +0.
-    values[i] = floatOf(bitsOf(v) | (rounded != 0 ? signs[i] : 0u));
+    out[i] = floatOf(bitsOf(v) | (rounded != 0 ? signs[i] : 0u));
   }
+}
+
+// isQuantized of whole blocks without a copy: each block rounded into a
+// local array and compared bit for bit (what quantize-and-memcmp compared).
+template <int MagBits, int ExpMin, int ExpMax>
+[[gnu::always_inline]] inline bool bfpBlocksRounded(const float* values, size_t blocks) {
+  for (size_t b = 0; b < blocks; ++b) {
+    float rounded[kBfpBlock];
+    quantizeBfpBlock<MagBits, ExpMin, ExpMax>(values + b * kBfpBlock, rounded);
+    uint32_t diff = 0;
+    for (size_t i = 0; i < kBfpBlock; ++i) diff |= bitsOf(rounded[i]) ^ bitsOf(values[b * kBfpBlock + i]);
+    if (diff != 0) return false;
+  }
+  return true;
 }
 
 // Built twice where the compiler can (GCC/Clang ifunc clones): for AVX2 and
@@ -322,7 +336,11 @@ template <int MagBits, int ExpMin, int ExpMax>
 #endif
 #define TESSERA_BFP_BLOCKS(name, magBits, expMin, expMax)                                                            \
   TESSERA_SIMD_CLONES void name(float* values, size_t blocks) {                                                      \
-    for (size_t b = 0; b < blocks; ++b) quantizeBfpBlock<magBits, expMin, expMax>(values + b * kBfpBlock);          \
+    for (size_t b = 0; b < blocks; ++b)                                                                              \
+      quantizeBfpBlock<magBits, expMin, expMax>(values + b * kBfpBlock, values + b * kBfpBlock);                     \
+  }                                                                                                                  \
+  TESSERA_SIMD_CLONES bool name##Rounded(const float* values, size_t blocks) {                                       \
+    return bfpBlocksRounded<magBits, expMin, expMax>(values, blocks);                                                \
   }
 TESSERA_BFP_BLOCKS(quantizeBfp8bBlocks, 7, -126, 127)
 TESSERA_BFP_BLOCKS(quantizeBfp4bBlocks, 3, -126, 127)
@@ -693,6 +711,18 @@ TESSERA_SIMD_CLONES bool isQuantized(DataFormat df, std::span<const float> value
   case DataFormat::Lf8: return LF8::allRounded(values);
   case DataFormat::Fp8_e4m3: return FP8E4M3::allRounded(values);
   default: break;
+  }
+  if (values.size() % kBfpBlock == 0) {
+    const size_t blocks = values.size() / kBfpBlock;
+    switch (df) {
+    case DataFormat::Bfp8_b: return quantizeBfp8bBlocksRounded(values.data(), blocks);
+    case DataFormat::Bfp4_b: return quantizeBfp4bBlocksRounded(values.data(), blocks);
+    case DataFormat::Bfp2_b: return quantizeBfp2bBlocksRounded(values.data(), blocks);
+    case DataFormat::Bfp8: return quantizeBfp8BlocksRounded(values.data(), blocks);
+    case DataFormat::Bfp4: return quantizeBfp4BlocksRounded(values.data(), blocks);
+    case DataFormat::Bfp2: return quantizeBfp2BlocksRounded(values.data(), blocks);
+    default: break;
+    }
   }
   // Block and integer formats: round a chunk at a time in a small buffer and
   // compare. Chunks start at multiples of 1024 values, so Bfp blocks (16

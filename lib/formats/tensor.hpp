@@ -26,6 +26,15 @@ struct Tensor {
   Tensor(int64_t w_, int64_t z_, int64_t r_, int64_t c_, float fill = 0.0f)
       : w(w_), z(z_), r(r_), c(c_), data(static_cast<size_t>(w_ * z_ * r_ * c_), fill) {}
 
+  // The shape with no values yet (data reserved, empty): for builders that
+  // append every value, so a large tensor is not zero-filled first.
+  static Tensor reserved(int64_t w_, int64_t z_, int64_t r_, int64_t c_) {
+    Tensor t;
+    t.w = w_, t.z = z_, t.r = r_, t.c = c_;
+    t.data.reserve(static_cast<size_t>(w_ * z_ * r_ * c_));
+    return t;
+  }
+
   size_t size() const { return data.size(); }
   size_t index(int64_t wi, int64_t zi, int64_t ri, int64_t ci) const {
     return static_cast<size_t>(((wi * z + zi) * r + ri) * c + ci);
@@ -41,9 +50,9 @@ struct Tensor {
 // Entries [first, first + count) of t, as a [count][z][r][c] tensor (exact
 // RawUInt32 words included when t has them).
 inline Tensor entryRange(const Tensor& t, int64_t first, int64_t count) {
-  Tensor out(count, t.z, t.r, t.c);
+  Tensor out = Tensor::reserved(count, t.z, t.r, t.c);
   const auto per = static_cast<std::ptrdiff_t>(t.z * t.r * t.c);
-  std::copy(t.data.begin() + first * per, t.data.begin() + (first + count) * per, out.data.begin());
+  out.data.assign(t.data.begin() + first * per, t.data.begin() + (first + count) * per);
   if (!t.rawBits.empty())
     out.rawBits.assign(t.rawBits.begin() + first * per, t.rawBits.begin() + (first + count) * per);
   return out;
@@ -55,13 +64,13 @@ inline Tensor entryRange(const Tensor& t, int64_t first, int64_t count) {
 inline Tensor concatEntries(const std::vector<const Tensor*>& parts, int64_t z, int64_t r, int64_t c) {
   int64_t w = 0;
   for (const Tensor* p : parts) w += p->w;
-  Tensor out(w, z, r, c);
-  auto at = out.data.begin();
+  Tensor out = Tensor::reserved(w, z, r, c);
   bool words = !parts.empty();
   for (const Tensor* p : parts) {
-    at = std::copy(p->data.begin(), p->data.end(), at);
+    out.data.insert(out.data.end(), p->data.begin(), p->data.end());
     words = words && p->rawBits.size() == p->data.size();
   }
+  out.data.resize(static_cast<size_t>(w * z * r * c));  // as before when a part's values were short
   if (words)
     for (const Tensor* p : parts) out.rawBits.insert(out.rawBits.end(), p->rawBits.begin(), p->rawBits.end());
   return out;

@@ -266,12 +266,19 @@ bool isIntegerMatmul(const OpSpec& spec) {
   return netlist::isIntegerFormat(spec.intermedDf);
 }
 
+// OpSpec::sharedWeights where it applies: the dense matmul, its partial
+// sums not in place.
+bool sharesWeights(const OpSpec& spec) {
+  return spec.sharedWeights && spec.type == "matmul" && !spec.partialsInPlace && !attrsOf(spec).identity.value;
+}
+
 Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   const OpAttributes& attrs = attrsOf(spec);
   requireInputs(spec, inputs, 2);
   const Tensor& in0 = inputs[0];
   const Tensor& in1 = inputs[1];
-  if (in0.w != in1.w || in0.z != in1.z || in0.c != in1.r)
+  const bool shared = sharesWeights(spec) && in1.w == 1;  // in1's one entry serves every w
+  if ((in0.w != in1.w && !shared) || in0.z != in1.z || in0.c != in1.r)
     fail(spec, "matmul inputs do not fit: " + shapeText(in0) + " x " + shapeText(in1) +
                    " (needs equal w and z, input0 cols == input1 rows)");
   const int64_t m = in0.r, k = in0.c, n = in1.c;
@@ -324,8 +331,8 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
       int64_t step = 0;
       for (int64_t zi = 0; zi < zGroup; ++zi) {
         const int64_t z = zo * zGroup + zi;
-        const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(w, z),
-                                       static_cast<size_t>(k * n));
+        const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(shared ? 0 : w, z),
+                                       static_cast<size_t>(k * n), shared && in1.z == 1 && w > 0);
         for (int64_t block = 0; block < mK; ++block) {
           if (inPlace) acc = out.matrix(w * chainLength + step, zo);
           // A 16-bit dest: the per-tile kernel, in the device's summation
@@ -718,8 +725,9 @@ void accumulateGradient(Tensor& cell, const Tensor& results, DataFormat cellDf) 
 
 Tensor evalOp(const OpSpec& spec, std::span<const Tensor> inputs) {
   detail::preferHeapForLargeTensors();
-  for (const Tensor& in : inputs) {
-    if (in.w != inputs[0].w)
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& in = inputs[i];
+    if (in.w != inputs[0].w && !(i == 1 && in.w == 1 && sharesWeights(spec)))
       fail(spec, "inputs disagree on the number of entries: " + shapeText(inputs[0]) + " vs " + shapeText(in));
     if (in.r % kTile != 0 || in.c % kTile != 0) fail(spec, "input " + shapeText(in) + " is not whole tiles");
   }

@@ -66,6 +66,11 @@ struct OpSpec {
   // input's in_df (a queue entry checked once, a producer's out_df), so
   // evalOp skips its pass over it. Missing entries: checked.
   std::vector<bool> inputsInDf;
+  // matmul (not sparse, not in place): input 1 is one entry (w = 1) that
+  // every entry of input 0 reads, a ram or prologue weight. Read as is,
+  // not stacked w times: the stacked copies cost more in copying and page
+  // faults than the product (ub48 training netlists).
+  bool sharedWeights = false;
 
   // Whether the model rounds (or checks) input i to inDf[i].
   bool roundsInput(size_t i) const {

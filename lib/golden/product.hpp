@@ -85,10 +85,14 @@ public:
   }
 
   // The pairs (lhs, rhs) of one slice: lhs m x k, rhs k x n, row-major.
-  // Valid until the next call.
+  // Valid until the next call. rhsAsBefore: in1 holds the values of the
+  // previous call's in1 (a weight every entry shares), so its reduced copy
+  // is kept.
   std::span<const std::pair<const float*, const float*>> slice(const float* in0, size_t in0Size, const float* in1,
-                                                                size_t in1Size) {
+                                                                size_t in1Size, bool rhsAsBefore = false) {
     pairs_.clear();
+    const bool keepRhs = rhsAsBefore && rhsValid_ && rhs_.size() == in1Size;
+    rhsValid_ = true;
     switch (kind_) {
     case Kind::Exact: pairs_.push_back({in0, in1}); break;
     case Kind::HiFi3: {
@@ -97,7 +101,7 @@ public:
       rhs_.resize(in1Size);
       mapBits(lhsA_.data(), in0, in0Size, [](float x) { return highB(x); });
       mapBits(lhsB_.data(), in0, in0Size, [](float x) { return x - highB(x); });
-      mapBits(rhs_.data(), in1, in1Size, [](float x) { return highA(x); });
+      if (!keepRhs) mapBits(rhs_.data(), in1, in1Size, [](float x) { return highA(x); });
       pairs_.push_back({lhsA_.data(), in1});
       pairs_.push_back({lhsB_.data(), rhs_.data()});
       break;
@@ -112,7 +116,7 @@ public:
       }
       if (reduceIn1_) {
         rhs_.resize(in1Size);
-        mapBits(rhs_.data(), in1, in1Size, [](float x) { return highA(x); });
+        if (!keepRhs) mapBits(rhs_.data(), in1, in1Size, [](float x) { return highA(x); });
         rhs = rhs_.data();
       }
       pairs_.push_back({lhs, rhs});
@@ -126,6 +130,7 @@ private:
   enum class Kind { Exact, HiFi3, Reduced };
   Kind kind_ = Kind::Exact;
   bool reduceIn0_ = false, reduceIn1_ = false;
+  bool rhsValid_ = false; // rhs_ holds the last call's reduced in1
   std::vector<float> lhsA_, lhsB_, rhs_;
   std::vector<std::pair<const float*, const float*>> pairs_;
 };

@@ -178,7 +178,9 @@ Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, u
                ? generateSparseTiles(*s.sparseOp, t, rows, cols, gen)
                : generateSparseEncoding(*s.sparseOp, s.encoding, s.adaptiveEncoding, t, rows, cols, gen);
   }
-  Tensor out(1, t, rows, cols, 0.0f);
+  // Every value appended in row-major order (0 where the stimulus sets
+  // none): a large entry is not zero-filled first.
+  Tensor out = Tensor::reserved(1, t, rows, cols);
   NormalSource normal(gen);
   auto [r0, r1] = s.tileRows.value_or(std::pair<int64_t, int64_t>{0, kTile});
   auto [c0, c1] = s.tileCols.value_or(std::pair<int64_t, int64_t>{0, kTile});
@@ -189,7 +191,10 @@ Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, u
         // BUDA's DebugTileId fills whole tiles; the others only the set rows/cols.
         if (s.kind != StimulusKind::DebugTileId) {
           int64_t tr = r % kTile, tc = c % kTile;
-          if (tr < r0 || tr >= r1 || tc < c0 || tc >= c1) continue;
+          if (tr < r0 || tr >= r1 || tc < c0 || tc >= c1) {
+            out.data.push_back(0.0f);
+            continue;
+          }
         }
         double v = 0;
         switch (s.kind) {
@@ -207,7 +212,7 @@ Tensor generateEntry(const Stimulus& s, int64_t t, int64_t rows, int64_t cols, u
         case StimulusKind::SparseTiles:
         case StimulusKind::SparseEncoding: break; // handled above
         }
-        out.at(0, z, r, c) = static_cast<float>(v);
+        out.data.push_back(static_cast<float>(v));
       }
   return out;
 }

@@ -136,11 +136,14 @@ namespace {
 // and joined: the same arithmetic per entry, the same bits. A failure is
 // reported from one evaluation of all entries, so messages (which quote
 // shapes) do not depend on the thread count.
+// Inputs marked `whole` (one entry every entry reads: OpSpec::sharedWeights)
+// go to every range as they are.
 Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
-                     const std::function<Tensor(std::span<const Tensor>)>& eval) {
+                     const std::function<Tensor(std::span<const Tensor>)>& eval, const std::vector<bool>& whole = {}) {
+  auto isWhole = [&](size_t k) { return k < whole.size() && whole[k]; };
   const int64_t w = inputs.empty() ? 1 : inputs.front().w;
-  const bool split = threads > 1 && w > 1 &&
-                     std::all_of(inputs.begin(), inputs.end(), [w](const Tensor& t) { return t.w == w; });
+  bool split = threads > 1 && w > 1;
+  for (size_t k = 0; k < inputs.size() && split; ++k) split = isWhole(k) || inputs[k].w == w;
   if (!split) return eval(inputs);
   const auto parts = static_cast<int64_t>(std::min<int64_t>(threads, w));
   std::vector<Tensor> results(static_cast<size_t>(parts));
@@ -150,7 +153,8 @@ Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
     try {
       std::vector<Tensor> chunk;
       chunk.reserve(inputs.size());
-      for (const Tensor& t : inputs) chunk.push_back(formats::entryRange(t, first, count));
+      for (size_t k = 0; k < inputs.size(); ++k)
+        chunk.push_back(isWhole(k) ? inputs[k] : formats::entryRange(inputs[k], first, count));
       results[static_cast<size_t>(p)] = eval(chunk);
     } catch (...) {
       errors[static_cast<size_t>(p)] = std::current_exception();
@@ -170,9 +174,8 @@ Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
 
 // `count` copies of a one-entry tensor, stacked along w.
 Tensor stacked(const Tensor& one, int64_t count) {
-  Tensor out(count * one.w, one.z, one.r, one.c);
-  for (int64_t i = 0; i < count; ++i)
-    std::copy(one.data.begin(), one.data.end(), out.data.begin() + static_cast<std::ptrdiff_t>(i * one.data.size()));
+  Tensor out = Tensor::reserved(count * one.w, one.z, one.r, one.c);  // appended: no zero-fill first
+  for (int64_t i = 0; i < count; ++i) out.data.insert(out.data.end(), one.data.begin(), one.data.end());
   if (!one.rawBits.empty())
     for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
   return out;
@@ -185,26 +188,29 @@ Tensor stacked(const Tensor& one, int64_t count) {
 // Entries are independent, so the bits are those of one evaluation of all;
 // a failure is reported from that one evaluation (its message quotes shapes).
 constexpr size_t kRangeBytes = size_t{256} << 20;
-Tensor evalInRanges(std::span<const Tensor> inputs, const std::vector<bool>& repeated, int64_t n, unsigned threads,
-                    const std::function<Tensor(std::span<const Tensor>)>& eval) {
+// Inputs marked `whole` are repeated ones the op reads as one entry
+// (OpSpec::sharedWeights): passed as they are, never stacked.
+Tensor evalInRanges(std::span<const Tensor> inputs, const std::vector<bool>& repeated, const std::vector<bool>& whole,
+                    int64_t n, unsigned threads, const std::function<Tensor(std::span<const Tensor>)>& eval) {
   size_t perEntry = 0;
   for (size_t k = 0; k < inputs.size(); ++k)
-    if (repeated[k]) perEntry += inputs[k].data.size() * sizeof(float);
+    if (repeated[k] && !whole[k]) perEntry += inputs[k].data.size() * sizeof(float);
   auto range = [&](int64_t first, int64_t count) {
     std::vector<Tensor> part;
     part.reserve(inputs.size());
     for (size_t k = 0; k < inputs.size(); ++k)
-      part.push_back(repeated[k] ? stacked(inputs[k], count) : formats::entryRange(inputs[k], first, count));
+      part.push_back(whole[k] ? inputs[k] : repeated[k] ? stacked(inputs[k], count) : formats::entryRange(inputs[k], first, count));
     return part;
   };
-  if (perEntry == 0) return evalByEntries(inputs, threads, eval);
+  if (perEntry == 0) return evalByEntries(inputs, threads, eval, whole);
   const auto step = static_cast<int64_t>(std::clamp<size_t>(kRangeBytes / perEntry, 1, static_cast<size_t>(n)));
-  if (step >= n) return evalByEntries(range(0, n), threads, eval);
+  if (step >= n) return evalByEntries(range(0, n), threads, eval, whole);
   std::vector<Tensor> results;
   try {
-    for (int64_t first = 0; first < n; first += step) results.push_back(evalByEntries(range(first, std::min(step, n - first)), threads, eval));
+    for (int64_t first = 0; first < n; first += step)
+      results.push_back(evalByEntries(range(first, std::min(step, n - first)), threads, eval, whole));
   } catch (const golden::GoldenError&) {
-    return evalByEntries(range(0, n), threads, eval);
+    return evalByEntries(range(0, n), threads, eval, whole);
   }
   std::vector<const Tensor*> pieces;
   for (const Tensor& r : results) pieces.push_back(&r);
@@ -356,6 +362,13 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     if (gradient) spec.outDf = netlist::DataFormat::Float32;
     spec.partialsInPlace = gradient && partialsInPlace_.count(op.name) > 0;
     spec.inputsInDf = inDfKnown;
+    // A dense matmul reads a repeated weight (input 1) once, not stacked.
+    std::vector<bool> whole(inputs.size(), false);
+    if (op.type.value == "matmul" && !op.attributes.identity.value && !spec.partialsInPlace && inputs.size() > 1 &&
+        repeated[1] && inputs[1].w == 1) {
+      spec.sharedWeights = true;
+      whole[1] = true;
+    }
     auto started = std::chrono::steady_clock::now();
     if (spec.partialsInPlace) {
       // Every partial sum is an entry (OpSpec::partialsInPlace): an epoch's
@@ -405,10 +418,10 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         if (f == fusedOps_.end())
           throw GoldenError("fused op id '" + op.attributes.fusedOpId.value + "' is not defined in fused_ops");
         const netlist::FusedOp& fused = *f->second;
-        out = evalInRanges(inputs, repeated, n, threads_,
+        out = evalInRanges(inputs, repeated, whole, n, threads_,
                            [&](std::span<const Tensor> in) { return golden::evalFusedOp(spec, fused, in); });
       } else {
-        out = evalInRanges(inputs, repeated, n, threads_,
+        out = evalInRanges(inputs, repeated, whole, n, threads_,
                            [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
       }
     } catch (const GoldenError& e) {

@@ -81,3 +81,28 @@ TEST_CASE("isQuantized agrees with quantize on random data, every format", "[for
     }
   }
 }
+
+TEST_CASE("isQuantized on block formats: edge values agree with quantize-and-compare", "[formats][is-quantized]") {
+  // Signed zeros, denormals, the range ends, inf and NaN, in whole blocks
+  // (the per-block check) and in a span of 40 (not whole blocks: rejected as
+  // quantize rejects it).
+  const uint32_t edges[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00800000u, 0x3F800000u,
+                            0xBF800000u, 0x7F7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x3F810000u,
+                            0x3FC00000u, 0x3E000000u, 0x36000000u, 0x01000000u};
+  const DataFormat formats[] = {DataFormat::Bfp8_b, DataFormat::Bfp4_b, DataFormat::Bfp2_b,
+                                DataFormat::Bfp8, DataFormat::Bfp4, DataFormat::Bfp2};
+  std::mt19937 rng(7);
+  for (DataFormat df : formats) {
+    for (int round = 0; round < 400; ++round) {
+      std::vector<float> values(64);
+      for (float& v : values) v = f(edges[rng() % std::size(edges)]);
+      if (round % 2) quantize(df, values); // half the spans in the format (mostly)
+      if (round % 5 == 0) values[rng() % values.size()] = f(edges[rng() % std::size(edges)]);
+      std::vector<float> rounded = values;
+      quantize(df, rounded);
+      const bool same = std::memcmp(rounded.data(), values.data(), values.size() * sizeof(float)) == 0;
+      CHECK(isQuantized(df, values) == same);
+    }
+    CHECK_THROWS(isQuantized(df, std::vector<float>(40, 1.0f)));
+  }
+}

@@ -198,6 +198,68 @@ TEST_CASE("matmul rejects inputs that do not fit", "[golden][ops][matmul]") {
                     Catch::Contains("m_k 2 x u_kt 1"));
 }
 
+TEST_CASE("matmul with shared weights: one entry of input 1 serves every entry of input 0", "[golden][ops][matmul]") {
+  // Three entries of A, each its own values; B is one entry (w = 1). Values
+  // are multiples of 1/4 below 2: the plain loop below is exact.
+  const int64_t W = 3;
+  Tensor a(W, 2, T, 2 * T);
+  for (int64_t w = 0; w < W; ++w)
+    for (int64_t z = 0; z < 2; ++z)
+      for (int64_t r = 0; r < T; ++r)
+        for (int64_t c = 0; c < 2 * T; ++c) a.at(w, z, r, c) = ((r * 7 + c * 3 + z + 5 * w) % 11 - 5) * 0.25f;
+  const Tensor b = make(2, 2 * T, T, [](int64_t z, int64_t r, int64_t c) { return ((r * 5 + c + 2 * z) % 7 - 3) * 0.25f; });
+  OpAttributes attrs;
+  setMatmulBlocks(attrs, 2, 1);
+  OpSpec spec = makeSpec("matmul", attrs, 2, 1, 1);
+  // Without the flag, entries must agree.
+  CHECK_THROWS_AS(eval(spec, {a, b}), GoldenError);
+  spec.sharedWeights = true;
+  const Tensor out = eval(spec, {a, b});
+  REQUIRE(out.w == W);
+  int mismatches = 0;
+  for (int64_t w = 0; w < W; ++w)
+    for (int64_t z = 0; z < 2; ++z)
+      for (int64_t r = 0; r < T; ++r)
+        for (int64_t c = 0; c < T; ++c) {
+          float sum = 0;
+          for (int64_t k = 0; k < 2 * T; ++k) sum += a.at(w, z, r, k) * b.at(0, z, k, c);
+          mismatches += out.at(w, z, r, c) != sum;
+        }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("matmul with shared weights keeps the reduced weight bits of LoFi and HiFi3", "[golden][ops][matmul][fidelity]") {
+  // Entry w of A is kFidelityValue at row w, both t slices; B is one entry:
+  // kFidelityValue at (0, 0) of slice 0, 1.0 at (0, 0) of slice 1. LoFi:
+  // srcB (A) keeps 1.53125, srcA (B) 1.5. HiFi3: everything but
+  // srcA_lo * srcB_lo. Entry 1 must see slice 1's B, not slice 0's reduced B.
+  const int64_t W = 2;
+  Tensor a(W, 2, T, T);
+  for (int64_t w = 0; w < W; ++w)
+    for (int64_t z = 0; z < 2; ++z) a.at(w, z, w, 0) = kFidelityValue;
+  Tensor b(1, 2, T, T);
+  b.at(0, 0, 0, 0) = kFidelityValue;
+  b.at(0, 1, 0, 0) = 1.0f;
+  OpAttributes attrs;
+  setMatmulBlocks(attrs, 1, 1);
+  OpSpec spec = makeSpec("matmul", attrs, 2, 1, 1);
+  spec.sharedWeights = true;
+  spec.fidelity = MathFidelity::LoFi;
+  Tensor out = eval(spec, {a, b});
+  for (int64_t w = 0; w < W; ++w) {
+    CHECK(out.at(w, 0, w, 0) == 2.296875f); // 1.53125 * 1.5
+    CHECK(out.at(w, 1, w, 0) == 1.53125f);  // 1.53125 * 1.0
+  }
+  CHECK(out.at(1, 0, 0, 0) == 0.0f);
+  spec.fidelity = MathFidelity::HiFi3;
+  out = eval(spec, {a, b});
+  for (int64_t w = 0; w < W; ++w) {
+    // x * 1.53125 + 1.5 * 2^-7 (as in "math fidelity drops multiplier operand bits").
+    CHECK(out.at(w, 0, w, 0) == 2.368408203125f);
+    CHECK(out.at(w, 1, w, 0) == kFidelityValue); // 1.0 * 1.53125 + 1.0 * 2^-7
+  }
+}
+
 TEST_CASE("int matmul with dequant: (A x B + zero_point) * scale", "[golden][ops][matmul]") {
   // A = 2 * identity, B = 3 -> A x B = 6; (6 + (-1)) * 0.5 = 2.5.
   const Tensor a = make(1, T, T, [](int64_t, int64_t r, int64_t c) { return r == c ? 2.0f : 0.0f; });
