@@ -5,14 +5,12 @@
 #include "golden/fused.hpp"
 #include "golden/ops.hpp"
 #include "golden/tm.hpp"
+#include "loader/entry_ranges.hpp"
 #include "support/parallel.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
-#include <functional>
 #include <set>
-#include <thread>
 
 namespace tessera::loader {
 
@@ -131,92 +129,6 @@ const std::vector<GoldenTarget::OpRef>& GoldenTarget::order(const std::vector<co
 
 namespace {
 
-// Every op computes each entry (w) of its inputs on its own, so with several
-// threads the entries are split into contiguous ranges, evaluated at once
-// and joined: the same arithmetic per entry, the same bits. A failure is
-// reported from one evaluation of all entries, so messages (which quote
-// shapes) do not depend on the thread count.
-// Inputs marked `whole` (one entry every entry reads: OpSpec::sharedWeights)
-// go to every range as they are.
-Tensor evalByEntries(std::span<const Tensor> inputs, unsigned threads,
-                     const std::function<Tensor(std::span<const Tensor>)>& eval, const std::vector<bool>& whole = {}) {
-  auto isWhole = [&](size_t k) { return k < whole.size() && whole[k]; };
-  const int64_t w = inputs.empty() ? 1 : inputs.front().w;
-  bool split = threads > 1 && w > 1;
-  for (size_t k = 0; k < inputs.size() && split; ++k) split = isWhole(k) || inputs[k].w == w;
-  if (!split) return eval(inputs);
-  const auto parts = static_cast<int64_t>(std::min<int64_t>(threads, w));
-  std::vector<Tensor> results(static_cast<size_t>(parts));
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(parts));
-  auto run = [&](int64_t p) {
-    const int64_t first = w * p / parts, count = w * (p + 1) / parts - first;
-    try {
-      std::vector<Tensor> chunk;
-      chunk.reserve(inputs.size());
-      for (size_t k = 0; k < inputs.size(); ++k)
-        chunk.push_back(isWhole(k) ? inputs[k] : formats::entryRange(inputs[k], first, count));
-      results[static_cast<size_t>(p)] = eval(chunk);
-    } catch (...) {
-      errors[static_cast<size_t>(p)] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (int64_t p = 1; p < parts; ++p) workers.emplace_back(run, p);
-    run(0);
-  }
-  for (const auto& e : errors)
-    if (e) return eval(inputs);
-  std::vector<const Tensor*> pieces;
-  for (const Tensor& r : results) pieces.push_back(&r);
-  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
-}
-
-// `count` copies of a one-entry tensor, stacked along w.
-Tensor stacked(const Tensor& one, int64_t count) {
-  Tensor out = Tensor::reserved(count * one.w, one.z, one.r, one.c);  // appended: no zero-fill first
-  for (int64_t i = 0; i < count; ++i) out.data.insert(out.data.end(), one.data.begin(), one.data.end());
-  if (!one.rawBits.empty())
-    for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
-  return out;
-}
-
-// evalByEntries over `n` entries where some inputs are one entry every
-// input reads (`repeated`): those are stacked for a range of entries at a
-// time, a range holding at most kRangeBytes of them, and the ranges' results
-// joined (w-stacked weights of a 128-input bert_large were 2 GB per operand).
-// Entries are independent, so the bits are those of one evaluation of all;
-// a failure is reported from that one evaluation (its message quotes shapes).
-constexpr size_t kRangeBytes = size_t{256} << 20;
-// Inputs marked `whole` are repeated ones the op reads as one entry
-// (OpSpec::sharedWeights): passed as they are, never stacked.
-Tensor evalInRanges(std::span<const Tensor> inputs, const std::vector<bool>& repeated, const std::vector<bool>& whole,
-                    int64_t n, unsigned threads, const std::function<Tensor(std::span<const Tensor>)>& eval) {
-  size_t perEntry = 0;
-  for (size_t k = 0; k < inputs.size(); ++k)
-    if (repeated[k] && !whole[k]) perEntry += inputs[k].data.size() * sizeof(float);
-  auto range = [&](int64_t first, int64_t count) {
-    std::vector<Tensor> part;
-    part.reserve(inputs.size());
-    for (size_t k = 0; k < inputs.size(); ++k)
-      part.push_back(whole[k] ? inputs[k] : repeated[k] ? stacked(inputs[k], count) : formats::entryRange(inputs[k], first, count));
-    return part;
-  };
-  if (perEntry == 0) return evalByEntries(inputs, threads, eval, whole);
-  const auto step = static_cast<int64_t>(std::clamp<size_t>(kRangeBytes / perEntry, 1, static_cast<size_t>(n)));
-  if (step >= n) return evalByEntries(range(0, n), threads, eval, whole);
-  std::vector<Tensor> results;
-  try {
-    for (int64_t first = 0; first < n; first += step)
-      results.push_back(evalByEntries(range(first, std::min(step, n - first)), threads, eval, whole));
-  } catch (const golden::GoldenError&) {
-    return evalByEntries(range(0, n), threads, eval, whole);
-  }
-  std::vector<const Tensor*> pieces;
-  for (const Tensor& r : results) pieces.push_back(&r);
-  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
-}
-
 std::string shapeText(const Tensor& t) {
   return "[" + std::to_string(t.w) + ", " + std::to_string(t.z) + ", " + std::to_string(t.r) + ", " +
          std::to_string(t.c) + "]";
@@ -325,16 +237,16 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
           if (checked && &e != last) checked = formats::isQuantized(inDf, e.data);
           last = &e;
           if (i == 0) {
-            value = Tensor(n * e.w, e.z, e.r, e.c);
+            value = Tensor::reserved(n * e.w, e.z, e.r, e.c);  // appended below: no zero-fill first
             value.rawBits = e.rawBits;
           }
           if (!value.rawBits.empty() && i > 0) {
             if (e.rawBits.size() == e.data.size()) value.rawBits.insert(value.rawBits.end(), e.rawBits.begin(), e.rawBits.end());
             else value.rawBits.clear();
           }
-          if (e.data.size() != value.data.size() / static_cast<size_t>(n))
+          if (e.data.size() != entries.front()->data.size())
             throw RuntimeError("golden-shape", operand.loc, "op '" + op.name + "' reads entries of different shapes from '" + operand.name + "'");
-          std::copy(e.data.begin(), e.data.end(), value.data.begin() + static_cast<std::ptrdiff_t>(i) * static_cast<std::ptrdiff_t>(e.data.size()));
+          value.data.insert(value.data.end(), e.data.begin(), e.data.end());
         }
         if (!repeated[k]) {
           if (value.rawBits.size() != value.data.size()) value.rawBits.clear();
@@ -383,7 +295,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         for (const Tensor& in : inputs) part.push_back(formats::entryRange(in, first, std::min(chunk, w - first)));
         Tensor sums;
         try {
-          sums = evalByEntries(part, threads_, [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
+          sums = evalByEntries(std::move(part), threads_, [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
         } catch (const GoldenError& e) {
           throw RuntimeError("golden-op", op.type.loc.valid() ? op.type.loc : op.loc, e.what());
         }
@@ -411,6 +323,7 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
       prof.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       continue; // a gradient op feeds no op (net2pipe's rule)
     }
+    const int64_t innerDim = inputs.size() >= 2 ? inputs[0].c : 0;  // inputs are consumed below
     Tensor out;
     try {
       if (op.type.value == "fused_op") {
@@ -418,10 +331,10 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
         if (f == fusedOps_.end())
           throw GoldenError("fused op id '" + op.attributes.fusedOpId.value + "' is not defined in fused_ops");
         const netlist::FusedOp& fused = *f->second;
-        out = evalInRanges(inputs, repeated, whole, n, threads_,
+        out = evalInRanges(std::move(inputs), repeated, whole, n, threads_,
                            [&](std::span<const Tensor> in) { return golden::evalFusedOp(spec, fused, in); });
       } else {
-        out = evalInRanges(inputs, repeated, whole, n, threads_,
+        out = evalInRanges(std::move(inputs), repeated, whole, n, threads_,
                            [&](std::span<const Tensor> in) { return golden::evalOp(spec, in); });
       }
     } catch (const GoldenError& e) {
@@ -434,9 +347,9 @@ void GoldenTarget::run(const std::vector<runtime::EpochIo*>& ios) {
     OpTypeProfile& prof = profile_[op.type.value];
     prof.calls += 1;
     prof.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (op.type.value == "matmul" && inputs.size() >= 2)
+    if (op.type.value == "matmul" && innerDim > 0)
       prof.flops += 2.0 * static_cast<double>(out.w) * static_cast<double>(out.z) * static_cast<double>(out.r) *
-                    static_cast<double>(inputs[0].c) * static_cast<double>(out.c);
+                    static_cast<double>(innerDim) * static_cast<double>(out.c);
 
     for (const netlist::Queue* q : consumers_[op.name]) {
       // A queue's input_tms reshape what its producer writes (BUDA's
