@@ -10,6 +10,7 @@
 #include "loader/host_io.hpp"
 #include "loader/perf_check.hpp"
 #include "loader/perf_report.hpp"
+#include "loader/run_setup.hpp"
 #include "loader/sim_target.hpp"
 #include "loader/trace_writer.hpp"
 #include "sim/cluster_transport.hpp"
@@ -26,7 +27,6 @@
 #include "support/yaml_tree.hpp"
 
 #include <cctype>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -36,7 +36,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <sstream>
 
 namespace tessera::loader {
@@ -65,34 +64,7 @@ struct WireRc {
   }
 };
 
-std::string withDollar(const std::string& name) { return name.starts_with("$") ? name : "$" + name; }
 
-std::optional<int64_t> parseInteger(const std::string& text) {
-  int64_t v = 0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) begin += 2, base = 16;
-  auto [p, ec] = std::from_chars(begin, end, v, base);
-  if (ec != std::errc() || p != end || begin == end) return std::nullopt;
-  return v;
-}
-
-// File name of a queue's .npy: queue names may hold '/', which cannot be in a file name.
-std::string npyName(const std::string& queue) {
-  std::string s = queue;
-  std::replace(s.begin(), s.end(), '/', '_');
-  return s + ".npy";
-}
-
-// Params a program declares, in order.
-std::vector<const netlist::VarDecl*> declaredParams(const netlist::Program& p) {
-  std::vector<const netlist::VarDecl*> out;
-  for (const auto& ins : p.instructions)
-    if (ins.kind == netlist::InstrKind::Param)
-      for (const auto& v : ins.vars) out.push_back(&v);
-  return out;
-}
 
 // A value for a param the user did not give: test-args names the usual ones
 // ($p_microbatch_count <- microbatch_count, $p_loop_count <- program_loop_count).
@@ -113,9 +85,6 @@ Tensor concatEntries(const std::vector<formats::PackedTensor>& entries, const ne
                                shape ? shape->c * formats::kTileDim : 0);
 }
 
-std::string dims(const Tensor& t) {
-  return std::to_string(t.w) + "x" + std::to_string(t.z) + "x" + std::to_string(t.r) + "x" + std::to_string(t.c);
-}
 
 } // namespace
 
@@ -322,60 +291,8 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     opts.netlist = *netlist;
   }
   if (runCommand && opts.target == "sim" && opts.buildDir.empty()) opts.buildDir = defaultBuildDir(opts.netlist);
-  if (!opts.command.empty() && opts.target == "golden" && !runCommand) {
-    toolError(err, kTool) << "deploy runs built artifacts on the simulated chip; use 'loader run --target golden'\n";
-    return 2;
-  }
-  if (!opts.pipesFrom.empty() && (!runCommand || opts.target != "sim")) {
-    err << kTool << ": error: --pipes-from replaces net2pipe's files when `loader run` builds for the simulated "
-        << "chip; --target golden builds nothing\n";
-    return 2;
-  }
-  if (opts.target == "sim" && opts.buildDir.empty()) {
-    toolError(err, kTool) << "--target sim needs --build-dir <dir> with the stage tools' artifacts "
-        << "(loader run <netlist> builds them)\n";
-    return 2;
-  }
-  if (net && opts.target != "sim") {
-    toolError(err, kTool) << "--mpi spreads the chips of the simulated cluster over MPI ranks: it needs --target sim\n";
-    return 2;
-  }
-  if (opts.target != "sim" && !opts.perfReport.empty()) {
-    toolError(err, kTool) << "--perf-report needs the simulated chip (--target sim)\n";
-    return 2;
-  }
-  if (opts.target != "sim" && (!opts.traceFile.empty() || !opts.reportFile.empty())) {
-    toolError(err, kTool) << (opts.traceFile.empty() ? "--report" : "--trace <file>")
-        << " needs the simulated chip (--target sim)\n";
-    return 2;
-  }
-  // `loader run --trace NETLIST` would take the netlist for the trace file.
-  if (opts.traceFile.ends_with(".yaml") || opts.traceFile.ends_with(".yml")) {
-    toolError(err, kTool) << "--trace takes the trace file to write, not '" << opts.traceFile
-        << "': put the netlist first or write --trace=<file.json>\n";
-    return 2;
-  }
   std::optional<sim::InjectSpec> injectSpec;
-  if (!opts.inject.empty()) {
-    std::string error;
-    injectSpec = sim::parseInjectSpec(opts.inject, error);
-    if (!injectSpec) {
-      toolError(err, kTool) << "--inject: " << error << "\n";
-      return 2;
-    }
-    if (opts.target != "sim" || net) {
-      toolError(err, kTool) << "--inject needs the simulated chip (--target sim), one process\n";
-      return 2;
-    }
-  }
-  if (opts.target != "sim" && opts.perfCheck) {
-    toolError(err, kTool) << "--perf-check needs the simulated chip (--target sim)\n";
-    return 2;
-  }
-  if (opts.target != "sim" && !opts.buildDir.empty()) {
-    toolError(err, kTool) << "--build-dir is only used by --target sim\n";
-    return 2;
-  }
+  if (int rc = checkOptionCombinations(opts, net != nullptr, injectSpec, err)) return rc;
   std::optional<SimArtifacts> artifacts;
   auto loadArtifacts = [&]() -> bool {
     std::string error;
@@ -465,65 +382,10 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     out << kTool << ": test-config defaults of " << driver->name << " (" << driver->source << "): " << what << "\n";
   }
 
+
   // Programs and params: usage errors, reported before anything is built or run.
-  std::vector<const netlist::Program*> programs;
-  if (opts.programs.empty()) {
-    for (const auto& p : nl.programs) programs.push_back(&p);
-  } else {
-    for (const auto& name : opts.programs) {
-      auto it = std::find_if(nl.programs.begin(), nl.programs.end(), [&](const auto& p) { return p.name == name; });
-      if (it == nl.programs.end()) {
-        std::string list;
-        for (const auto& p : nl.programs) list += (list.empty() ? "" : ", ") + p.name;
-        toolError(err, kTool) << "--program '" << name << "': no such program in " << opts.netlist << " (programs: "
-            << (list.empty() ? "none" : list) << ")\n";
-        return 2;
-      }
-      programs.push_back(&*it);
-    }
-  }
-  std::map<std::string, int64_t> given;
-  for (const auto& kv : opts.params) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      toolError(err, kTool) << "--param '" << kv << "': expected NAME=VALUE\n";
-      return 2;
-    }
-    std::string name = withDollar(kv.substr(0, eq));
-    auto value = parseInteger(kv.substr(eq + 1));
-    if (!value) {
-      toolError(err, kTool) << "--param '" << kv << "': value '" << kv.substr(eq + 1) << "' is not an integer\n";
-      return 2;
-    }
-    bool declared = false;
-    for (const auto* p : programs)
-      for (const auto* v : declaredParams(*p)) declared |= v->name == name;
-    if (!declared) {
-      std::string list;
-      for (const auto* p : programs)
-        for (const auto* v : declaredParams(*p)) list += (list.empty() ? "" : ", ") + v->name;
-      toolError(err, kTool) << "--param '" << name << "': no program being run declares it (params: "
-          << (list.empty() ? "none" : list) << ")\n";
-      return 2;
-    }
-    given[name] = *value;
-  }
-  // Params the test driver passes (docs/stimulus.md): for those a program
-  // being run declares and --param does not give, with a line naming them.
-  std::map<std::string, int64_t> driverGiven;
-  {
-    std::string line;
-    for (const auto& [param, value] : netlist::driverParams(*driver, nl)) {
-      bool declared = false;
-      for (const auto* p : programs)
-        for (const auto* v : declaredParams(*p)) declared |= v->name == param->name;
-      if (!declared || given.count(param->name) || !driverGiven.emplace(param->name, value).second) continue;
-      line += (line.empty() ? "" : ", ") + param->name + "=" + std::to_string(value) +
-              (param->how.empty() ? "" : " (" + param->how + ")");
-    }
-    if (!line.empty())
-      out << kTool << ": program params of " << driver->name << " (" << driver->source << "): " << line << "\n";
-  }
+  std::optional<ProgramChoice> choice = choosePrograms(nl, opts, *driver, out, err);
+  if (!choice) return 2;
 
   // `loader run` on the chip: bring the build directory up to date, keeping a
   // copy of the netlist there so `loader deploy DIR` can run it later.
@@ -572,43 +434,9 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
 
   // Inputs from .npy files: every host-fed queue an op reads needs one.
   std::map<std::string, Tensor> inputs;
-  if (!opts.inputsDir.empty()) {
-    std::set<std::string> read;
-    for (const auto& g : nl.graphs)
-      for (const auto& op : g.ops)
-        for (const auto& in : op.inputs) read.insert(in.name);
-    bool ok = true;
-    for (const auto& q : nl.queues) {
-      if (!isHostSide(q) || !read.count(q.name)) continue;
-      std::string path = (std::filesystem::path(opts.inputsDir) / npyName(q.name)).string();
-      if (!std::filesystem::exists(path)) {
-        diags.error("input-missing", q.loc, "host-fed queue '" + q.name + "' has no input file '" + path + "'");
-        ok = false;
-        continue;
-      }
-      try {
-        Tensor t = host::readNpy(path);
-        auto shape = netlist::queueShape(q);
-        int64_t rows = shape->r * formats::kTileDim, cols = shape->c * formats::kTileDim;
-        if (t.z != shape->t || t.r != rows || t.c != cols) {
-          diags.error("input-shape", q.loc,
-                      "input '" + path + "' has shape " + dims(t) + " but queue '" + q.name + "' entries are [t=" +
-                          std::to_string(shape->t) + ", " + std::to_string(rows) + "x" + std::to_string(cols) + "]")
-              .note("expected an array [entries, " + std::to_string(shape->t) + ", " + std::to_string(rows) + ", " +
-                    std::to_string(cols) + "] (leading dimensions may be omitted when 1)");
-          ok = false;
-          continue;
-        }
-        inputs.emplace(q.name, std::move(t));
-      } catch (const host::NpyError& e) {
-        diags.error("input-npy", q.loc, std::string("queue '") + q.name + "': " + e.what());
-        ok = false;
-      }
-    }
-    if (!ok) {
-      printDiagnostics(err, source, diags, print);
-      return 1;
-    }
+  if (!opts.inputsDir.empty() && !readNpyInputs(nl, opts.inputsDir, diags, inputs)) {
+    printDiagnostics(err, source, diags, print);
+    return 1;
   }
 
   // The reference: `run`/`deploy` on the chip check every op-fed queue
@@ -620,7 +448,7 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   for (const auto& name : applied.zeroed)
     for (const auto& q : nl.queues)
       if (q.name == name && isHostSide(q) && q.type.value == netlist::IoType::Ram) preloaded.push_back(name);
-  RunSetup setup{&nl, programs, given, driverGiven, preloaded, opts.seed, opts.trace, arch};
+  RunSetup setup{&nl, choice->programs, choice->given, choice->driverGiven, preloaded, opts.seed, opts.trace, arch};
   // The chip run takes the stimulus entries the reference run generated
   // (the same seed: the same bits) instead of generating them again.
   GeneratedEntries generated(kSharedStimulusBytes);
