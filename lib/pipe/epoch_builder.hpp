@@ -174,6 +174,7 @@ private:
   void finish();
   std::map<uint32_t, std::vector<size_t>> dramReaders_;
 
+  int64_t dramReadChunk(uint32_t h, int64_t chunk, const SourceStats& s) const;
   void fitL1();
   std::map<uint64_t, uint64_t> relayRingBytes() const;
 

@@ -96,7 +96,9 @@ void EpochBuilder::finish() {
       d.epochTiles = static_cast<uint32_t>(T * entries);
       if (read) {
         d.isScatter = true;
-        d.scatterGatherNumTiles = static_cast<uint32_t>(gcd64(s.gcd, T));
+        int64_t chunk = gcd64(s.gcd, T);
+        if (b.readStreamed) chunk = dramReadChunk(static_cast<uint32_t>(h), chunk, s);
+        d.scatterGatherNumTiles = static_cast<uint32_t>(chunk);
         d.replicate = static_cast<uint32_t>(T / d.scatterGatherNumTiles);
       } else {
         d.scatterGatherNumTiles = static_cast<uint32_t>(T);
@@ -208,6 +210,32 @@ void EpochBuilder::finish() {
     const Buffer& dest = bufs_[pending_[readers.front()].outputs.front()].doc;
     if (dest.chipId == d.chipId && !dest.ethernetChan) d.core = dest.core;
   }
+}
+
+// BUDA's DRAM read chunk (its net2pipe; pipegen2 gives a streamed DRAM
+// read an L1 buffer of one chunk on the reading core, counted against the
+// core's data buffer budget): no larger than a reading buffer that is
+// smaller (the gcd with it, so chunks still tile both), then the largest
+// divisor within DRAM_INPUT_STREAM_MAX_PENDING_READ_BYTES (64 KiB).
+int64_t EpochBuilder::dramReadChunk(uint32_t h, int64_t chunk, const SourceStats& s) const {
+  constexpr uint64_t kMaxPendingReadBytes = 64 * 1024;
+  for (size_t pi : s.pipes) {
+    if (pending_[pi].toDram) continue;
+    for (uint32_t o : pending_[pi].allOutputs()) {
+      if (bufs_[o].place != Buf::Place::Core) continue;
+      const int64_t size = bufs_[o].doc.sizeTiles;
+      if (size > 0 && size < chunk) chunk = gcd64(chunk, size);
+    }
+  }
+  const uint64_t tile = std::max<uint32_t>(1, bufs_[h].doc.tileSize);
+  if (uint64_t(chunk) * tile <= kMaxPendingReadBytes) return chunk;
+  int64_t best = 1;
+  for (int64_t dv = 1; dv * dv <= chunk; ++dv) {
+    if (chunk % dv) continue;
+    for (int64_t c : {dv, chunk / dv})
+      if (uint64_t(c) * tile <= kMaxPendingReadBytes) best = std::max(best, c);
+  }
+  return best;
 }
 
 // A core whose buffers overflow L1 at their preferred sizes (double

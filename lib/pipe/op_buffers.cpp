@@ -109,7 +109,11 @@ void EpochBuilder::createOpBuffers(const Op& op, const hlk::KernelConfig& cfg) {
           d.bufferType = BufferType::Packer;
           d.comment = "Op " + op.name + ": " + coreText(pc) + ", kernel output buf";
           const int64_t bufMb = op.bufSizeMb.present() ? op.bufSizeMb.value : 1;
-          d.sizeTiles = static_cast<uint32_t>(std::max(bufMb * mblockTiles, o.minTiles));
+          // BUDA's convention (its files: every untilized packer): an
+          // untilizing packer holds buf_size_mb stripes (a row of ublocks),
+          // not mblocks; its kernel publishes one stripe at a time.
+          const int64_t unit = untilize ? op.mblock.value.c * ublockTiles : mblockTiles;
+          d.sizeTiles = static_cast<uint32_t>(std::max(bufMb * unit, o.minTiles));
           d.tileSize = tileBytes(o.df, untilize, o.tile);
           if (o.tile != Dim2{32, 32}) d.dataFormat = std::string(dataFormatName(o.df));
           if (untilize) {
