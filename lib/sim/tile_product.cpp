@@ -10,6 +10,10 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace tessera::sim::copmath {
 namespace {
 
@@ -72,24 +76,37 @@ __attribute__((target("avx2"))) void addProductAvx2(const Tile& lhs, const Tile&
   }
 }
 
-// Two rows at a time, 16 lanes: a row is two registers.
+// Eight rows at a time, 16 lanes: a row is two registers, so 16 running sums
+// (with four the adds waited on their own latency) and each rhs row loaded
+// once for eight rows. The lhs value is broadcast as it is: `V16{} + x` cost
+// a scalar add per row and k, and a -0 that stays -0 changes no bit (a zero
+// product's sign is lost in a sum that starts from +0). Named registers, not
+// arrays: GCC kept an array of vectors in memory.
 __attribute__((target("avx512f"))) void addProductAvx512(const Tile& lhs, const Tile& rhs, Tile& acc) {
-  for (size_t i = 0; i < kDim; i += 2) {
-    V16 a0{}, a1{}, b0{}, b1{};
+  for (size_t i = 0; i < kDim; i += 8) {
+    V16 a0{}, b0{}, a1{}, b1{}, a2{}, b2{}, a3{}, b3{}, a4{}, b4{}, a5{}, b5{}, a6{}, b6{}, a7{}, b7{};
+    const float* l = &lhs[i * kDim];
     for (size_t k = 0; k < kDim; ++k) {
       const float* r = &rhs[k * kDim];
       TESSERA_LOAD(V16, r0, r);
       TESSERA_LOAD(V16, r1, r + 16);
-      const V16 la = V16{} + lhs[i * kDim + k];
-      const V16 lb = V16{} + lhs[(i + 1) * kDim + k];
-      a0 += la * r0; a1 += la * r1;
-      b0 += lb * r0; b1 += lb * r1;
+#define TESSERA_ROW(m)                                                  \
+  {                                                                     \
+    const V16 x = reinterpret_cast<V16>(_mm512_set1_ps(l[(m) * kDim + k])); \
+    a##m += x * r0;                                                     \
+    b##m += x * r1;                                                     \
+  }
+      TESSERA_ROW(0) TESSERA_ROW(1) TESSERA_ROW(2) TESSERA_ROW(3)
+      TESSERA_ROW(4) TESSERA_ROW(5) TESSERA_ROW(6) TESSERA_ROW(7)
+#undef TESSERA_ROW
     }
     float* o = &acc[i * kDim];
-    TESSERA_ADD_STORE(V16, o, a0);
-    TESSERA_ADD_STORE(V16, o + 16, a1);
-    TESSERA_ADD_STORE(V16, o + 32, b0);
-    TESSERA_ADD_STORE(V16, o + 48, b1);
+#define TESSERA_STORE_ROW(m)                      \
+  TESSERA_ADD_STORE(V16, o + (m) * kDim, a##m);   \
+  TESSERA_ADD_STORE(V16, o + (m) * kDim + 16, b##m);
+    TESSERA_STORE_ROW(0) TESSERA_STORE_ROW(1) TESSERA_STORE_ROW(2) TESSERA_STORE_ROW(3)
+    TESSERA_STORE_ROW(4) TESSERA_STORE_ROW(5) TESSERA_STORE_ROW(6) TESSERA_STORE_ROW(7)
+#undef TESSERA_STORE_ROW
   }
 }
 #undef TESSERA_LOAD
