@@ -2,6 +2,8 @@
 // decisions (ties away from zero, flush-to-zero, saturation, tile layout).
 #include "formats/formats.hpp"
 
+#include "support/cpu_features.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -689,8 +691,7 @@ __attribute__((target("avx512f"))) void packBfp8bTileAvx512(const float* rowMajo
 
 void packBfp8bTileBest(const float* rowMajor, uint8_t* exponents, uint8_t* data) {
 #ifdef TESSERA_BFP8B_PACK_AVX512
-  static const bool avx512 = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-  if (avx512) return packBfp8bTileAvx512(rowMajor, exponents, data);
+  if (cpuHasAvx512f()) return packBfp8bTileAvx512(rowMajor, exponents, data);
 #endif
   packBfp8bTile(rowMajor, exponents, data);
 }

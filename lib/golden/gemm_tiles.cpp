@@ -14,6 +14,7 @@
 #include "golden/gemm.hpp"
 
 #include "formats/formats.hpp"
+#include "support/cpu_features.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -151,13 +152,6 @@ __attribute__((target("avx512f"))) void addTile8x32(float* c, int64_t ldc, const
   }
 }
 
-bool hasAvx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-}
 #endif
 
 void addTile4(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
@@ -169,7 +163,7 @@ void addTile4(float* c, int64_t ldc, const float* a, int64_t lda, const float* b
 void addTile(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
              int64_t width) {
 #if TESSERA_GEMM_TILES_AVX512
-  if (rows == 8 && hasAvx512()) {
+  if (rows == 8 && cpuHasAvx512f()) {
     int64_t j = 0;
     for (; j + 32 <= width; j += 32) addTile8x32(c + j, ldc, a, lda, b + j, ldb);
     if (j < width) {

@@ -10,6 +10,26 @@ namespace tessera::loader {
 
 using formats::Tensor;
 
+namespace {
+
+// The ranges' results one after the other.
+Tensor joined(const std::vector<Tensor>& parts) {
+  std::vector<const Tensor*> pieces;
+  for (const Tensor& t : parts) pieces.push_back(&t);
+  return formats::concatEntries(pieces, parts.front().z, parts.front().r, parts.front().c);
+}
+
+// `count` copies of a one-entry tensor, stacked along w.
+Tensor stacked(const Tensor& one, int64_t count) {
+  Tensor out = Tensor::reserved(count * one.w, one.z, one.r, one.c);  // appended: no zero-fill first
+  for (int64_t i = 0; i < count; ++i) out.data.insert(out.data.end(), one.data.begin(), one.data.end());
+  if (!one.rawBits.empty())
+    for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
+  return out;
+}
+
+} // namespace
+
 // Ranges 1.. are copied out, range 0 keeps the inputs' own storage cut to its
 // entries: a copy of every entry would be fresh memory the size of the inputs
 // (GBs of page faults for a large activation).
@@ -56,7 +76,7 @@ Tensor evalByEntries(std::vector<Tensor>&& inputs, unsigned threads, const Entry
     std::vector<Tensor> all;  // the inputs again, joined from the ranges
     for (size_t k = 0; k < chunks[0].size(); ++k) {
       if (isWhole(k)) {
-        all.push_back(chunks[0][k]);
+        all.push_back(std::move(chunks[0][k]));  // only range 0's copy is read below
         continue;
       }
       std::vector<const Tensor*> pieces;
@@ -65,23 +85,8 @@ Tensor evalByEntries(std::vector<Tensor>&& inputs, unsigned threads, const Entry
     }
     return eval(all);
   }
-  std::vector<const Tensor*> pieces;
-  for (const Tensor& r : results) pieces.push_back(&r);
-  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
+  return joined(results);
 }
-
-namespace {
-
-// `count` copies of a one-entry tensor, stacked along w.
-Tensor stacked(const Tensor& one, int64_t count) {
-  Tensor out = Tensor::reserved(count * one.w, one.z, one.r, one.c);  // appended: no zero-fill first
-  for (int64_t i = 0; i < count; ++i) out.data.insert(out.data.end(), one.data.begin(), one.data.end());
-  if (!one.rawBits.empty())
-    for (int64_t i = 0; i < count; ++i) out.rawBits.insert(out.rawBits.end(), one.rawBits.begin(), one.rawBits.end());
-  return out;
-}
-
-} // namespace
 
 // Ranges, not all entries at once: w-stacked weights of a 128-input
 // bert_large were 2 GB per operand. When one range holds every entry, the
@@ -113,9 +118,7 @@ Tensor evalInRanges(std::vector<Tensor>&& inputs, const std::vector<bool>& repea
   } catch (const golden::GoldenError&) {
     return evalByEntries(range(0, n), threads, eval, whole);
   }
-  std::vector<const Tensor*> pieces;
-  for (const Tensor& r : results) pieces.push_back(&r);
-  return formats::concatEntries(pieces, results.front().z, results.front().r, results.front().c);
+  return joined(results);
 }
 
 } // namespace tessera::loader

@@ -128,6 +128,12 @@ std::optional<ProgramChoice> choosePrograms(const netlist::Netlist& nl, const Lo
       programs.push_back(&*it);
     }
   }
+  std::vector<const netlist::VarDecl*> params;  // every program being run declares
+  for (const auto* p : programs)
+    for (const auto* v : declaredParams(*p)) params.push_back(v);
+  auto declared = [&](const std::string& name) {
+    return std::any_of(params.begin(), params.end(), [&](const netlist::VarDecl* v) { return v->name == name; });
+  };
   std::map<std::string, int64_t> given;
   for (const auto& kv : opts.params) {
     auto eq = kv.find('=');
@@ -141,13 +147,9 @@ std::optional<ProgramChoice> choosePrograms(const netlist::Netlist& nl, const Lo
       toolError(err, kTool) << "--param '" << kv << "': value '" << kv.substr(eq + 1) << "' is not an integer\n";
       return std::nullopt;
     }
-    bool declared = false;
-    for (const auto* p : programs)
-      for (const auto* v : declaredParams(*p)) declared |= v->name == name;
-    if (!declared) {
+    if (!declared(name)) {
       std::string list;
-      for (const auto* p : programs)
-        for (const auto* v : declaredParams(*p)) list += (list.empty() ? "" : ", ") + v->name;
+      for (const auto* v : params) list += (list.empty() ? "" : ", ") + v->name;
       toolError(err, kTool) << "--param '" << name << "': no program being run declares it (params: "
           << (list.empty() ? "none" : list) << ")\n";
       return std::nullopt;
@@ -160,10 +162,7 @@ std::optional<ProgramChoice> choosePrograms(const netlist::Netlist& nl, const Lo
   {
     std::string line;
     for (const auto& [param, value] : netlist::driverParams(driver, nl)) {
-      bool declared = false;
-      for (const auto* p : programs)
-        for (const auto* v : declaredParams(*p)) declared |= v->name == param->name;
-      if (!declared || given.count(param->name) || !driverGiven.emplace(param->name, value).second) continue;
+      if (!declared(param->name) || given.count(param->name) || !driverGiven.emplace(param->name, value).second) continue;
       line += (line.empty() ? "" : ", ") + param->name + "=" + std::to_string(value) +
               (param->how.empty() ? "" : " (" + param->how + ")");
     }

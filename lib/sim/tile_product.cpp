@@ -8,6 +8,8 @@
 // AVX-512 variant's does), which would round once instead of twice.
 #include "sim/tile_product.hpp"
 
+#include "support/cpu_features.hpp"
+
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -117,9 +119,8 @@ using ProductFn = void (*)(const Tile&, const Tile&, Tile&);
 
 ProductFn pickProduct() {
 #ifdef TESSERA_TILE_PRODUCT_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return addProductAvx512;
-  if (__builtin_cpu_supports("avx2")) return addProductAvx2;
+  if (cpuHasAvx512f()) return addProductAvx512;
+  if (cpuHasAvx2()) return addProductAvx2;
 #endif
   return addProductScalar;
 }
