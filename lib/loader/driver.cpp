@@ -1,13 +1,12 @@
 #include "loader/driver.hpp"
 
-#include "compare/compare.hpp"
 #include "device/soc_descriptor.hpp"
 #include "golden/ops.hpp"
 #include "hlk/config.hpp"
-#include "host/npy.hpp"
 #include "loader/artifact_build.hpp"
 #include "loader/golden_target.hpp"
 #include "loader/host_io.hpp"
+#include "loader/output_check.hpp"
 #include "loader/perf_check.hpp"
 #include "loader/perf_report.hpp"
 #include "loader/run_setup.hpp"
@@ -79,11 +78,6 @@ std::optional<int64_t> testArgDefault(const netlist::Netlist& nl, const std::str
   return std::nullopt;
 }
 
-Tensor concatEntries(const std::vector<formats::PackedTensor>& entries, const netlist::Queue& q) {
-  auto shape = netlist::queueShape(q);
-  return formats::concatEntries(entries, shape ? shape->t : 1, shape ? shape->r * formats::kTileDim : 0,
-                               shape ? shape->c * formats::kTileDim : 0);
-}
 
 
 } // namespace
@@ -544,90 +538,16 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     return 1;
   }
   if (!root) return 0;  // rank 0 writes, checks and answers for every rank
-  const runtime::QueueStore& store = *ex.store;
-  const HostIo& host = *ex.host;
 
   // Outputs: every entry ops wrote into each op-fed queue, in write order; and
   // what the host pushed into each host-fed one, so a run can be reproduced.
-  bool failed = false;
-  compare::Config base;
-  static const std::vector<formats::PackedTensor> kNone;
-  auto configFor = [&](const std::string& queue, compare::Config& cfg) -> bool {
-    cfg = base;
-    try {
-      if (nl.testConfig && nl.testConfig->comparison) cfg = compare::configFor(*nl.testConfig->comparison, queue);
-      return true;
-    } catch (const std::invalid_argument& e) { // a bad type, range or regex in comparison-config
-      diags.error("comparison-config", nl.testConfig->comparison->loc, e.what());
-      printDiagnostics(err, source, diags, print);
-      return false;
-    }
-  };
-  std::vector<compare::QueueCheck> table;
-  // Several chips: the check table names each queue's chip.
-  bool multiChip = false;
-  for (const auto& q : nl.queues) multiChip |= q.targetDevice.value > 0;
-  for (const auto& g : nl.graphs) multiChip |= g.targetDevice.value > 0;
-  for (const auto& q : nl.queues) {
-    const bool hostSide = isHostSide(q);
-    int64_t count = hostSide ? host.pushed(q.name) : store.writeCount(q.name);
-    if (hostSide && count == 0) continue; // never fed: nothing read it
-    if (!checkAgainstGolden)
-      out << (hostSide ? "input " : "output ") << q.name << ": " << count << (count == 1 ? " entry" : " entries");
-    if (!recording) {
-      out << "\n";
-      continue;
-    }
-    const auto& logs = hostSide ? host.pushLog() : store.writeLog();
-    auto log = logs.find(q.name);
-    Tensor all = concatEntries(log == logs.end() ? kNone : log->second, q);
-    if (!checkAgainstGolden) out << " of [t=" << all.z << ", " << all.r << "x" << all.c << "]";
-    if (!opts.outputsDir.empty()) {
-      std::string path = (std::filesystem::path(opts.outputsDir) / npyName(q.name)).string();
-      try {
-        std::filesystem::create_directories(opts.outputsDir);
-        host::writeNpy(path, all);
-      } catch (const std::exception& e) {
-        out << "\n";
-        toolError(err, kTool) << "cannot write '" << path << "': " << e.what() << "\n";
-        return 1;
-      }
-      if (!checkAgainstGolden) out << " -> " << path;
-    }
-    if (!checkAgainstGolden) out << "\n";
-    if (hostSide) continue;
-    if (checkAgainstGolden) {
-      const auto& refLogs = referenceLog;
-      auto ref = refLogs.find(q.name);
-      if (count == 0 && ref == refLogs.end()) continue; // no op writes it in the programs run
-      compare::Config cfg;
-      if (!configFor(q.name, cfg)) return 1;
-      Tensor expected = concatEntries(ref == refLogs.end() ? kNone : ref->second, q);
-      table.push_back({q.name, count, compare::compareTensors(expected, all, cfg),
-                       multiChip ? std::optional<int64_t>(std::max<int64_t>(0, q.targetDevice.value)) : std::nullopt});
-      continue;
-    }
-    if (!opts.expectedDir.empty()) {
-      std::string path = (std::filesystem::path(opts.expectedDir) / npyName(q.name)).string();
-      if (!std::filesystem::exists(path)) continue;
-      Tensor expected;
-      try {
-        expected = host::readNpy(path);
-      } catch (const host::NpyError& e) {
-        toolError(err, kTool) << e.what() << "\n";
-        return 1;
-      }
-      compare::Config cfg;
-      if (!configFor(q.name, cfg)) return 1;
-      compare::Result r = compare::compareTensors(expected, all, cfg);
-      out << compare::formatResult(q.name, r);
-      failed |= !r.pass;
-    }
-  }
-  if (checkAgainstGolden) {
-    out << compare::formatCheckTable(table);
-    for (const auto& c : table) failed |= !c.result.pass;
-  }
+  OutputCheckRequest request{recording, checkAgainstGolden ? &referenceLog : nullptr, opts.outputsDir,
+                             opts.expectedDir};
+  std::optional<bool> checkFailed =
+      checkOutputs(nl, *ex.store, *ex.host, request, diags, [&] { printDiagnostics(err, source, diags, print); }, out,
+                   err);
+  if (!checkFailed) return 1;
+  bool failed = *checkFailed;
   if (simTarget && (!opts.perfReport.empty() || opts.profile)) out << perf.table();
   if (!opts.perfReport.empty()) {
     perf.setBinaries(simTarget->binariesCounters());
