@@ -228,22 +228,16 @@ std::filesystem::path netlistCopyDir(const std::string& buildDir) { return std::
 std::filesystem::path recordedDriverFile(const std::string& buildDir) { return netlistCopyDir(buildDir) / "test-defaults"; }
 
 // `loader deploy DIR`: the netlist the artifacts were built from, as `run` copied it there.
-std::optional<std::string> deployedNetlist(const std::string& dir, std::string& error) {
+Expected<std::string> deployedNetlist(const std::string& dir) {
   std::string epochs = (std::filesystem::path(dir) / "epochs.yaml").string();
   auto index = yaml::Document::readMapFile(epochs);
-  if (!index) {
-    error = index.error() + " (build it with: loader run <netlist> --build-dir " + dir + ")";
-    return std::nullopt;
-  }
+  if (!index) return Failure{index.error() + " (build it with: loader run <netlist> --build-dir " + dir + ")"};
   const std::string name = (*index)->root()["netlist"].Scalar();
-  if (name.empty()) {
-    error = "'" + epochs + "' names no netlist";
-    return std::nullopt;
-  }
+  if (name.empty()) return Failure{"'" + epochs + "' names no netlist"};
   std::string path = (netlistCopyDir(dir) / name).string();
   if (std::filesystem::exists(path)) return path;
-  error = "'" + dir + "' has no copy of its netlist '" + name + "' (loader run writes one; copy the netlist there)";
-  return std::nullopt;
+  return Failure{"'" + dir + "' has no copy of its netlist '" + name +
+                 "' (loader run writes one; copy the netlist there)"};
 }
 
 } // namespace
@@ -276,10 +270,9 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
     return 2;
   }
   if (deployCommand) {
-    std::string error;
-    auto netlist = deployedNetlist(opts.buildDir, error);
+    Expected<std::string> netlist = deployedNetlist(opts.buildDir);
     if (!netlist) {
-      toolError(err, kTool) << "deploy: " << error << "\n";
+      toolError(err, kTool) << "deploy: " << netlist.error() << "\n";
       return 2;
     }
     opts.netlist = *netlist;
@@ -289,10 +282,13 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
   if (int rc = checkOptionCombinations(opts, net != nullptr, injectSpec, err)) return rc;
   std::optional<SimArtifacts> artifacts;
   auto loadArtifacts = [&]() -> bool {
-    std::string error;
-    artifacts = loadSimArtifacts(opts.buildDir, error);
-    if (!artifacts) toolError(err, kTool) << "--build-dir: " << error << "\n";
-    return artifacts.has_value();
+    Expected<SimArtifacts> loaded = loadSimArtifacts(opts.buildDir);
+    if (!loaded) {
+      toolError(err, kTool) << "--build-dir: " << loaded.error() << "\n";
+      return false;
+    }
+    artifacts = std::move(*loaded);
+    return true;
   };
   if (opts.target == "sim" && !runCommand && !loadArtifacts()) return 2;
   std::optional<Arch> requested;
@@ -625,12 +621,12 @@ int runLoaderOn(const LoaderOptions& optsIn, std::ostream& out, std::ostream& er
 
 int runLoader(const LoaderOptions& options, std::ostream& out, std::ostream& err) {
   if (!options.mpi) return runLoaderOn(options, out, err, nullptr);
-  std::string error;
-  std::unique_ptr<sim::ClusterTransport> net = sim::makeMpiTransport(error);
-  if (!net) {
-    toolError(err, kTool) << "--mpi: " << error << "\n";
+  Expected<std::unique_ptr<sim::ClusterTransport>> mpi = sim::makeMpiTransport();
+  if (!mpi) {
+    toolError(err, kTool) << "--mpi: " << mpi.error() << "\n";
     return 2;
   }
+  std::unique_ptr<sim::ClusterTransport> net = std::move(*mpi);
   std::ostream none(nullptr);  // ranks other than 0 print nothing
   const bool root = net->rank() == 0;
   const int rc = runLoaderOn(options, root ? out : none, root ? err : none, net.get());

@@ -88,12 +88,12 @@ int checkOptionCombinations(const LoaderOptions& opts, bool mpi, std::optional<s
     return 2;
   }
   if (!opts.inject.empty()) {
-    std::string error;
-    inject = sim::parseInjectSpec(opts.inject, error);
-    if (!inject) {
-      toolError(err, kTool) << "--inject: " << error << "\n";
+    Expected<sim::InjectSpec> parsed = sim::parseInjectSpec(opts.inject);
+    if (!parsed) {
+      toolError(err, kTool) << "--inject: " << parsed.error() << "\n";
       return 2;
     }
+    inject = *parsed;
     if (opts.target != "sim" || mpi) {
       toolError(err, kTool) << "--inject needs the simulated chip (--target sim), one process\n";
       return 2;

@@ -398,9 +398,8 @@ void SimTarget::executeOnCluster(const std::vector<runtime::EpochIo*>& ios) {
     sim::Chip& c = cluster_->chip(chip);
     auto host = clusterBinaries_.find(chip);
     if (host == clusterBinaries_.end()) {
-      std::string error;
-      std::optional<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_, error);
-      if (!layout) throw fail("sim-unsupported", {}, error);
+      Expected<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_);
+      if (!layout) throw fail("sim-unsupported", {}, layout.error());
       host = clusterBinaries_.emplace(chip, sim::BinariesHost(std::move(*layout))).first;
       checkReservedDram(host->second.layout());
     }

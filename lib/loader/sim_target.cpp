@@ -29,12 +29,9 @@ using runtime::RuntimeError;
 namespace {
 
 // An index file of the build directory (manifest.yaml, epochs.yaml).
-std::unique_ptr<yaml::Document> readYaml(const std::string& path, std::string& error) {
+Expected<std::unique_ptr<yaml::Document>> readIndex(const std::string& path) {
   auto doc = yaml::Document::readMapFile(path);
-  if (!doc) {
-    error = doc.error() + " (run the stage tools again: loader run)";
-    return nullptr;
-  }
+  if (!doc) return Failure{doc.error() + " (run the stage tools again: loader run)"};
   return std::move(*doc);
 }
 
@@ -58,29 +55,26 @@ std::string blobsDir(const std::string& dir, uint32_t epoch) {
 
 } // namespace
 
-std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string& error) {
+Expected<SimArtifacts> loadSimArtifacts(const std::string& dir) {
   SimArtifacts a;
   a.dir = dir;
   if (!fs::is_directory(dir)) {
-    error = "--build-dir '" + dir + "' is not a directory";
-    return std::nullopt;
+    return Failure{"--build-dir '" + dir + "' is not a directory"};
   }
   const std::string manifestPath = (fs::path(dir) / "manifest.yaml").string();
   if (!fs::exists(manifestPath)) {
-    error = "missing '" + manifestPath + "' (run net2hlks -o " + dir + ", or scripts/build-artifacts.sh)";
-    return std::nullopt;
+    return Failure{"missing '" + manifestPath + "' (run net2hlks -o " + dir + ", or scripts/build-artifacts.sh)"};
   }
-  auto manifest = readYaml(manifestPath, error);
-  if (!manifest) return std::nullopt;
-  yaml::Node ops = manifest->root()["ops"];
+  auto manifest = readIndex(manifestPath);
+  if (!manifest) return Failure{manifest.error()};
+  yaml::Node ops = (*manifest)->root()["ops"];
   for (size_t i = 0; ops.IsSequence() && i < ops.size(); ++i) {
     yaml::Node op = ops[i];
     std::string kernel = (fs::path(dir) / op["kernel"].Scalar()).string();
     for (const char* elf : {"unpack.elf", "math.elf", "pack.elf"}) {
       std::string path = (fs::path(kernel) / elf).string();
       if (!fs::exists(path)) {
-        error = "missing '" + path + "' (run hlkc on " + kernel + ", or scripts/build-artifacts.sh)";
-        return std::nullopt;
+        return Failure{"missing '" + path + "' (run hlkc on " + kernel + ", or scripts/build-artifacts.sh)"};
       }
     }
     a.kernelOf[op["graph"].Scalar() + "/" + op["op"].Scalar()] = kernel;
@@ -88,19 +82,17 @@ std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string
 
   const std::string epochsPath = (fs::path(dir) / "epochs.yaml").string();
   if (!fs::exists(epochsPath)) {
-    error = "missing '" + epochsPath + "' (run net2pipe -o " + dir + ", or scripts/build-artifacts.sh)";
-    return std::nullopt;
+    return Failure{"missing '" + epochsPath + "' (run net2pipe -o " + dir + ", or scripts/build-artifacts.sh)"};
   }
-  auto index = readYaml(epochsPath, error);
-  if (!index) return std::nullopt;
-  a.arch = index->root()["arch"].Scalar();
-  a.netlist = index->root()["netlist"].Scalar();
-  if (std::string m = manifest->root()["netlist"].Scalar(); m != a.netlist) {
-    error = "'" + manifestPath + "' was built from '" + m + "' but '" + epochsPath + "' from '" + a.netlist +
-            "' (run scripts/build-artifacts.sh again)";
-    return std::nullopt;
+  auto index = readIndex(epochsPath);
+  if (!index) return Failure{index.error()};
+  a.arch = (*index)->root()["arch"].Scalar();
+  a.netlist = (*index)->root()["netlist"].Scalar();
+  if (std::string m = (*manifest)->root()["netlist"].Scalar(); m != a.netlist) {
+    return Failure{"'" + manifestPath + "' was built from '" + m + "' but '" + epochsPath + "' from '" + a.netlist +
+                   "' (run scripts/build-artifacts.sh again)"};
   }
-  yaml::Node epochs = index->root()["epochs"];
+  yaml::Node epochs = (*index)->root()["epochs"];
   for (size_t i = 0; epochs.IsSequence() && i < epochs.size(); ++i) {
     yaml::Node e = epochs[i];
     SimEpochInfo info;
@@ -111,9 +103,8 @@ std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string
     info.epilogue = scalarSet(e["epilogue"]);
     std::string blobs = blobsDir(dir, info.id);
     if (!fs::is_directory(blobs)) {
-      error = "missing '" + blobs + "' (run pipegen and blobgen for temporal epoch " + std::to_string(info.id) +
-              ", or scripts/build-artifacts.sh)";
-      return std::nullopt;
+      return Failure{"missing '" + blobs + "' (run pipegen and blobgen for temporal epoch " + std::to_string(info.id) +
+                     ", or scripts/build-artifacts.sh)"};
     }
     a.epochs.push_back(std::move(info));
   }
@@ -188,9 +179,8 @@ void SimTarget::checkReservedDram(const sim::BinariesLayout& layout) {
 void SimTarget::pushBinaries(const netlist::Graph& graph, const SimEpochInfo& epoch, std::vector<sim::EpochCore>& cores,
                              uint32_t inputCount, const std::string& where) {
   if (!binaries_) {
-    std::string error;
-    std::optional<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_, error);
-    if (!layout) throw RuntimeError("sim-unsupported", graph.loc, where + ": " + error);
+    Expected<sim::BinariesLayout> layout = sim::BinariesLayout::forSoc(soc_);
+    if (!layout) throw RuntimeError("sim-unsupported", graph.loc, where + ": " + layout.error());
     binaries_.emplace(std::move(*layout));
     checkReservedDram(binaries_->layout());  // once: the netlist's queues do not move
   }

@@ -22,6 +22,7 @@
 #include "sim/chip.hpp"
 #include "sim/cluster.hpp"
 #include "sim/epoch_runner.hpp"
+#include "support/expected.hpp"
 
 #include <functional>
 #include <map>
@@ -55,9 +56,9 @@ struct SimArtifacts {
 };
 
 // Reads DIR's index files and checks every file a run needs (ELFs of every
-// kernel the manifest names, each epoch's blobs directory). On failure
-// returns nullopt with `error` naming the missing or unreadable file.
-std::optional<SimArtifacts> loadSimArtifacts(const std::string& dir, std::string& error);
+// kernel the manifest names, each epoch's blobs directory). A failure
+// names the missing or unreadable file.
+Expected<SimArtifacts> loadSimArtifacts(const std::string& dir);
 
 class SimTarget : public runtime::Target {
 public:

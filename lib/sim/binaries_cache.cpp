@@ -102,36 +102,24 @@ std::vector<uint8_t> encodeBinaries(const BinariesImage& image) {
   return out;
 }
 
-std::optional<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes, std::string& error) {
-  if (bytes.size() < kBinariesHeaderBytes) {
-    error = "binaries image of " + std::to_string(bytes.size()) + " bytes is shorter than its 32-byte header";
-    return std::nullopt;
-  }
-  if (get32(bytes, 0x00) != c::kBinariesMagic) {
-    error = "no binaries image (magic " + support::hexLiteral(get32(bytes, 0x00)) + ", expected " +
-            support::hexLiteral(c::kBinariesMagic) + ")";
-    return std::nullopt;
-  }
-  if (get32(bytes, 0x04) != c::kBinariesVersion) {
-    error = "binaries image version " + std::to_string(get32(bytes, 0x04)) + " (this simulator reads version " +
-            std::to_string(c::kBinariesVersion) + ")";
-    return std::nullopt;
-  }
+Expected<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kBinariesHeaderBytes)
+    return Failure{"binaries image of " + std::to_string(bytes.size()) + " bytes is shorter than its 32-byte header"};
+  if (get32(bytes, 0x00) != c::kBinariesMagic)
+    return Failure{"no binaries image (magic " + support::hexLiteral(get32(bytes, 0x00)) + ", expected " +
+                   support::hexLiteral(c::kBinariesMagic) + ")"};
+  if (get32(bytes, 0x04) != c::kBinariesVersion)
+    return Failure{"binaries image version " + std::to_string(get32(bytes, 0x04)) + " (this simulator reads version " +
+                   std::to_string(c::kBinariesVersion) + ")"};
   const uint32_t total = get32(bytes, 0x08), threads = get32(bytes, 0x0C), blobSegs = get32(bytes, 0x10);
-  if (total < kBinariesHeaderBytes || total > bytes.size() || total % 4) {
-    error = "binaries image size " + std::to_string(total) + " does not fit the " + std::to_string(bytes.size()) +
-            " bytes read";
-    return std::nullopt;
-  }
+  if (total < kBinariesHeaderBytes || total > bytes.size() || total % 4)
+    return Failure{"binaries image size " + std::to_string(total) + " does not fit the " +
+                   std::to_string(bytes.size()) + " bytes read"};
   std::span<const uint8_t> body = bytes.subspan(0, total);
-  if (checksum(body.subspan(kBinariesHeaderBytes)) != get32(bytes, 0x14)) {
-    error = "binaries image checksum mismatch (the slot was overwritten?)";
-    return std::nullopt;
-  }
-  if (threads >> c::kThreadCount) {
-    error = "binaries image names threads " + support::hexLiteral(threads) + " (at most 3)";
-    return std::nullopt;
-  }
+  if (checksum(body.subspan(kBinariesHeaderBytes)) != get32(bytes, 0x14))
+    return Failure{"binaries image checksum mismatch (the slot was overwritten?)"};
+  if (threads >> c::kThreadCount)
+    return Failure{"binaries image names threads " + support::hexLiteral(threads) + " (at most 3)"};
   BinariesImage img;
   Reader r{body, kBinariesHeaderBytes};
   for (uint32_t t = 0; t < c::kThreadCount && r.ok; ++t) {
@@ -147,11 +135,9 @@ std::optional<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes, std:
       const uint32_t fileBytes = r.u32(), flags = r.u32();
       s.executable = flags & kSegExecutable;
       s.writable = flags & kSegWritable;
-      if (r.ok && fileBytes > s.memSize) {
-        error = "binaries image: thread " + std::to_string(t) + " segment at " + support::hexLiteral(s.vaddr) +
-                " has more file bytes than memory bytes";
-        return std::nullopt;
-      }
+      if (r.ok && fileBytes > s.memSize)
+        return Failure{"binaries image: thread " + std::to_string(t) + " segment at " + support::hexLiteral(s.vaddr) +
+                       " has more file bytes than memory bytes"};
       std::span<const uint8_t> data = r.bytes(pad4(fileBytes));
       if (r.ok) s.bytes.assign(data.begin(), data.begin() + fileBytes);
       k.segments.push_back(std::move(s));
@@ -166,14 +152,8 @@ std::optional<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes, std:
     for (uint32_t w = 0; r.ok && w < n; ++w) s.words.push_back(get32(data, size_t{w} * 4));
     img.blob.push_back(std::move(s));
   }
-  if (!r.ok) {
-    error = "binaries image: a record runs past its end (" + std::to_string(total) + " bytes)";
-    return std::nullopt;
-  }
-  if (r.at != total) {
-    error = "binaries image: " + std::to_string(total - r.at) + " bytes after its last record";
-    return std::nullopt;
-  }
+  if (!r.ok) return Failure{"binaries image: a record runs past its end (" + std::to_string(total) + " bytes)"};
+  if (r.at != total) return Failure{"binaries image: " + std::to_string(total - r.at) + " bytes after its last record"};
   return img;
 }
 
@@ -217,7 +197,7 @@ bool readBlobHexFile(const std::string& path, BinariesImage& into, std::string& 
 
 // --- Layout ------------------------------------------------------------------
 
-std::optional<BinariesLayout> BinariesLayout::forSoc(const SocDescriptor& soc, std::string& error) {
+Expected<BinariesLayout> BinariesLayout::forSoc(const SocDescriptor& soc) {
   BinariesLayout l;
   l.channels_ = static_cast<uint32_t>(std::max(1, soc.dramChannelCount()));
   const uint64_t channelBytes = soc.dramBankSize ? soc.dramBankSize : (uint64_t{1} << 30);  // as Dram(soc)
@@ -228,12 +208,10 @@ std::optional<BinariesLayout> BinariesLayout::forSoc(const SocDescriptor& soc, s
   l.bytes_ = (kCommandQueueBlock + uint64_t{l.coresPerChannel_} * kBinariesCacheBytes + mib - 1) / mib * mib;
   l.base_ = channelBytes <= kSmallChannelBytes ? kSmallChannelRegionBase
                                                : (channelBytes > l.bytes_ ? channelBytes - l.bytes_ : 0);
-  if (uint64_t{l.coresPerChannel_} * kCommandQueueStride > kCommandQueueBlock || l.base_ + l.bytes_ > channelBytes) {
-    error = "the binaries caches and epoch command queues of " + std::to_string(workers) + " cores (" +
-            support::hexLiteral(l.bytes_) + " bytes per channel from " + support::hexLiteral(l.base_) +
-            ") do not fit DRAM channels of " + support::hexLiteral(channelBytes) + " bytes";
-    return std::nullopt;
-  }
+  if (uint64_t{l.coresPerChannel_} * kCommandQueueStride > kCommandQueueBlock || l.base_ + l.bytes_ > channelBytes)
+    return Failure{"the binaries caches and epoch command queues of " + std::to_string(workers) + " cores (" +
+                   support::hexLiteral(l.bytes_) + " bytes per channel from " + support::hexLiteral(l.base_) +
+                   ") do not fit DRAM channels of " + support::hexLiteral(channelBytes) + " bytes"};
   return l;
 }
 

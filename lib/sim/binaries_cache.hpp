@@ -12,6 +12,7 @@
 //   the epoch command.
 // The firmware's side (pop, read the slot, load L1) is in firmware.hpp.
 #pragma once
+#include "support/expected.hpp"
 #include "blob/blob_binary.hpp"
 #include "device/device_contract.h"
 #include "device/soc_descriptor.hpp"
@@ -44,8 +45,8 @@ struct BinariesImage {
 
 std::vector<uint8_t> encodeBinaries(const BinariesImage& image);
 // Checks magic, version, sizes, record bounds and the checksum; never reads
-// past `bytes`. On error returns nullopt and a one-line reason.
-std::optional<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes, std::string& error);
+// past `bytes`. On error a failure with a one-line reason.
+Expected<BinariesImage> decodeBinaries(std::span<const uint8_t> bytes);
 
 // The three kernels of a kernel directory (unpack.elf, math.elf, pack.elf)
 // and a blob .hex file, parsed (what the host does once per file per run).
@@ -78,8 +79,8 @@ struct CoreBinariesArea {
 
 class BinariesLayout {
 public:
-  // nullopt with `error` when the region does not fit the descriptor's channels.
-  static std::optional<BinariesLayout> forSoc(const SocDescriptor& soc, std::string& error);
+  // A failure when the region does not fit the descriptor's channels.
+  static Expected<BinariesLayout> forSoc(const SocDescriptor& soc);
 
   uint32_t channels() const { return channels_; }
   uint64_t regionBase() const { return base_; }

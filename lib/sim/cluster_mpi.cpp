@@ -114,23 +114,19 @@ private:
 
 bool haveMpi() { return true; }
 
-std::unique_ptr<ClusterTransport> makeMpiTransport(std::string& error) {
+Expected<std::unique_ptr<ClusterTransport>> makeMpiTransport() {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (initialized) {
-    error = "MPI is already initialised in this process";
-    return nullptr;
-  }
-  return std::make_unique<MpiTransport>();
+  if (initialized) return Failure{"MPI is already initialised in this process"};
+  return std::unique_ptr<ClusterTransport>(std::make_unique<MpiTransport>());
 }
 
 #else
 
 bool haveMpi() { return false; }
 
-std::unique_ptr<ClusterTransport> makeMpiTransport(std::string& error) {
-  error = "this build has no MPI (install OpenMPI: scripts/setup.sh, then configure again)";
-  return nullptr;
+Expected<std::unique_ptr<ClusterTransport>> makeMpiTransport() {
+  return Failure{"this build has no MPI (install OpenMPI: scripts/setup.sh, then configure again)"};
 }
 
 #endif

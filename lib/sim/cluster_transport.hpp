@@ -14,6 +14,7 @@
 #include "device/cluster.hpp"
 #include "sim/chip.hpp"
 #include "sim/stream_engine.hpp"
+#include "support/expected.hpp"
 
 #include <cstdint>
 #include <map>
@@ -51,8 +52,8 @@ public:
 };
 
 // The MPI transport: MPI_Init when made, MPI_Finalize when destroyed (once
-// per process). Nullptr with `error` when this build has no MPI.
-std::unique_ptr<ClusterTransport> makeMpiTransport(std::string& error);
+// per process). A failure when this build has no MPI or MPI is already up.
+Expected<std::unique_ptr<ClusterTransport>> makeMpiTransport();
 bool haveMpi();
 
 // Every chip's bytes on every rank: on entry `perChip` holds this rank's

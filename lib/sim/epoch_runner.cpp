@@ -43,7 +43,11 @@ std::optional<ChipRunResult> prepareEpoch(Chip& chip, const EpochRun& run, ChipR
     else if (!chip.isEthernetCore(ec.noc)) core->setName(toString(ec.noc));  // an ethernet core keeps "eth<k>@x-y"
     std::string error;
     if (ec.fromEpochCommand) {
-      if (!layout && !(layout = BinariesLayout::forSoc(chip.soc(), error))) return loadFailure(ec, error);
+      if (!layout) {
+        Expected<BinariesLayout> made = BinariesLayout::forSoc(chip.soc());
+        if (!made) return loadFailure(ec, made.error());
+        layout = std::move(*made);
+      }
       const std::optional<CoreBinariesArea> area = layout->area(ec.noc);
       if (!area) return loadFailure(ec, "core '" + core->name() + "' has no epoch command queue");
       const std::optional<contract::EpochCommand> cmd = loadFromEpochCommand(*core, chip.dram(), *area, error);

@@ -37,7 +37,7 @@ const char* injectKindName(InjectKind kind) {
   return "?";
 }
 
-std::optional<InjectSpec> parseInjectSpec(const std::string& text, std::string& error) {
+Expected<InjectSpec> parseInjectSpec(const std::string& text) {
   const size_t colon = text.find(':');
   const std::string kind = text.substr(0, colon);
   InjectSpec spec;
@@ -48,16 +48,14 @@ std::optional<InjectSpec> parseInjectSpec(const std::string& text, std::string& 
       known = true;
     }
   if (!known) {
-    error = "unknown fault kind '" + kind + "' (expected drop-credit, dram-bitflip, noc-stall or hart-stop)";
-    return std::nullopt;
+    return Failure{"unknown fault kind '" + kind + "' (expected drop-credit, dram-bitflip, noc-stall or hart-stop)"};
   }
   if (colon != std::string::npos) {
     const std::string seed = text.substr(colon + 1);
     const char* end = seed.data() + seed.size();
     auto [p, ec] = std::from_chars(seed.data(), end, spec.seed);
     if (seed.empty() || ec != std::errc() || p != end) {
-      error = "bad seed '" + seed + "' (expected a decimal number below 2^64)";
-      return std::nullopt;
+      return Failure{"bad seed '" + seed + "' (expected a decimal number below 2^64)"};
     }
   }
   return spec;

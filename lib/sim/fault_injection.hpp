@@ -8,6 +8,7 @@
 // pays one null-pointer test per hook. docs/device-model.md, "Injected faults".
 #pragma once
 #include "sim/stream_engine.hpp"
+#include "support/expected.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -26,9 +27,9 @@ struct InjectSpec {
   InjectKind kind = InjectKind::DropCredit;
   uint64_t seed = 1;
 };
-// "KIND" or "KIND:SEED" (SEED a decimal up to 2^64-1; default 1). nullopt
-// with `error` set on anything else.
-std::optional<InjectSpec> parseInjectSpec(const std::string& text, std::string& error);
+// "KIND" or "KIND:SEED" (SEED a decimal up to 2^64-1; default 1); a
+// failure naming what is wrong with anything else.
+Expected<InjectSpec> parseInjectSpec(const std::string& text);
 
 // A NOC sender port that never frees (noc-stall): transfers on it never start
 // and it is no pending event, so the hang detector sees the chip stuck.

@@ -113,13 +113,13 @@ std::optional<c::EpochCommand> loadFromEpochCommand(TensixCore& core, Dram& dram
             support::hexLiteral(at) + " are outside DRAM";
     return std::nullopt;
   }
-  std::string why;
-  std::optional<BinariesImage> image = decodeBinaries(bytes, why);
+  Expected<BinariesImage> image = decodeBinaries(bytes);
   if (!image) {
     error = who + "binaries cache slot " + std::to_string(cmd->binariesSlot) + " (epoch " +
-            std::to_string(cmd->epochId) + "): " + why;
+            std::to_string(cmd->epochId) + "): " + image.error();
     return std::nullopt;
   }
+  std::string why;
   for (uint32_t t = 0; t < c::kThreadCount; ++t)
     if (image->kernels[t] && !core.loadProgram(static_cast<Thread>(t), *image->kernels[t], why)) {
       error = who + why;

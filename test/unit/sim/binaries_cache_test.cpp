@@ -60,8 +60,7 @@ TEST_CASE("binaries image: encode and decode round trip", "[sim][binaries]") {
   const BinariesImage img = sampleImage();
   const std::vector<uint8_t> bytes = encodeBinaries(img);
   REQUIRE(bytes.size() % 4 == 0);
-  std::string error;
-  std::optional<BinariesImage> back = decodeBinaries(bytes, error);
+  Expected<BinariesImage> back = decodeBinaries(bytes);
   REQUIRE(back);
   for (uint32_t t = 0; t < 3; ++t) {
     REQUIRE(back->kernels[t]);
@@ -87,7 +86,7 @@ TEST_CASE("binaries image: encode and decode round trip", "[sim][binaries]") {
   // A stream-only core: no kernels.
   BinariesImage blobOnly;
   blobOnly.blob = img.blob;
-  back = decodeBinaries(encodeBinaries(blobOnly), error);
+  back = decodeBinaries(encodeBinaries(blobOnly));
   REQUIRE(back);
   CHECK(!back->kernels[0]);
   CHECK(back->blob.size() == 2);
@@ -95,31 +94,33 @@ TEST_CASE("binaries image: encode and decode round trip", "[sim][binaries]") {
   // A slot read with trailing bytes decodes the image only.
   std::vector<uint8_t> slot = bytes;
   slot.resize(bytes.size() + 64, 0xAA);
-  CHECK(decodeBinaries(slot, error));
+  CHECK(decodeBinaries(slot));
 }
 
 TEST_CASE("binaries image: damaged images are errors, not crashes", "[sim][binaries]") {
   const std::vector<uint8_t> bytes = encodeBinaries(sampleImage());
-  std::string error;
   std::vector<uint8_t> flipped = bytes;
   flipped[bytes.size() - 5] ^= 1;
-  CHECK(!decodeBinaries(flipped, error));
-  CHECK(error.find("checksum") != std::string::npos);
+  Expected<BinariesImage> bad = decodeBinaries(flipped);
+  REQUIRE(!bad);
+  CHECK(bad.error().find("checksum") != std::string::npos);
 
   std::vector<uint8_t> truncated(bytes.begin(), bytes.end() - 8);
-  CHECK(!decodeBinaries(truncated, error));
-  CHECK(error.find("does not fit") != std::string::npos);
+  bad = decodeBinaries(truncated);
+  REQUIRE(!bad);
+  CHECK(bad.error().find("does not fit") != std::string::npos);
 
   std::vector<uint8_t> zero(c::kBinariesSlotBytes, 0);
-  CHECK(!decodeBinaries(zero, error));
-  CHECK(error.find("no binaries image") != std::string::npos);
+  bad = decodeBinaries(zero);
+  REQUIRE(!bad);
+  CHECK(bad.error().find("no binaries image") != std::string::npos);
 
   // Every prefix and every single-byte corruption: a clean answer.
-  for (size_t n = 0; n < bytes.size(); n += 3) (void)decodeBinaries(std::span(bytes).first(n), error);
+  for (size_t n = 0; n < bytes.size(); n += 3) (void)decodeBinaries(std::span(bytes).first(n));
   for (size_t i = 0; i < bytes.size(); ++i) {
     std::vector<uint8_t> b = bytes;
     b[i] = static_cast<uint8_t>(~b[i]);
-    (void)decodeBinaries(b, error);
+    (void)decodeBinaries(b);
   }
 }
 
@@ -150,7 +151,7 @@ TEST_CASE("binaries cache table: LRU eviction at 33 epochs", "[sim][binaries]") 
 
 TEST_CASE("binaries host: pushes only on a miss, then the command", "[sim][binaries]") {
   std::string error;
-  std::optional<BinariesLayout> layout = BinariesLayout::forSoc(grayskull(), error);
+  Expected<BinariesLayout> layout = BinariesLayout::forSoc(grayskull());
   REQUIRE(layout);
   Dram dram(grayskull());
   BinariesHost host(*layout);
@@ -196,7 +197,7 @@ TEST_CASE("binaries host: pushes only on a miss, then the command", "[sim][binar
 
 TEST_CASE("epoch command queue: pointers wrap at 2 x 32, full at 32", "[sim][binaries]") {
   std::string error;
-  std::optional<BinariesLayout> layout = BinariesLayout::forSoc(grayskull(), error);
+  Expected<BinariesLayout> layout = BinariesLayout::forSoc(grayskull());
   REQUIRE(layout);
   Dram dram(grayskull());
   const CoreBinariesArea area = *layout->area(CoreCoord{12, 11});
@@ -232,7 +233,7 @@ TEST_CASE("epoch command queue: pointers wrap at 2 x 32, full at 32", "[sim][bin
 
 TEST_CASE("binaries layout: where the caches and command queues are", "[sim][binaries]") {
   std::string error;
-  std::optional<BinariesLayout> gs = BinariesLayout::forSoc(grayskull(), error);
+  Expected<BinariesLayout> gs = BinariesLayout::forSoc(grayskull());
   REQUIRE(gs);
   // 120 workers over 8 channels: 15 per channel, 64 KiB of queues + 15 x 4 MiB.
   CHECK(gs->coresPerChannel() == 15);
@@ -254,14 +255,14 @@ TEST_CASE("binaries layout: where the caches and command queues are", "[sim][bin
   }
   CHECK(!gs->area(CoreCoord{0, 0}));
 
-  std::optional<BinariesLayout> wh = BinariesLayout::forSoc(wormhole(), error);
+  Expected<BinariesLayout> wh = BinariesLayout::forSoc(wormhole());
   REQUIRE(wh);
   CHECK(wh->regionBase() + wh->regionBytes() == wormhole().dramBankSize);  // the top of each channel
 }
 
 TEST_CASE("firmware: epoch start from the command queue", "[sim][binaries]") {
   std::string error;
-  std::optional<BinariesLayout> layout = BinariesLayout::forSoc(grayskull(), error);
+  Expected<BinariesLayout> layout = BinariesLayout::forSoc(grayskull());
   REQUIRE(layout);
   Dram dram(grayskull());
   BinariesHost host(*layout);

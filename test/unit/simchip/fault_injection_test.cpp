@@ -11,25 +11,26 @@
 using namespace simchip;
 
 TEST_CASE("inject: KIND[:SEED] parsing", "[simchip][inject]") {
-  std::string error;
-  std::optional<InjectSpec> s = parseInjectSpec("drop-credit", error);
+  Expected<InjectSpec> s = parseInjectSpec("drop-credit");
   REQUIRE(s);
   CHECK(s->kind == InjectKind::DropCredit);
   CHECK(s->seed == 1);
-  s = parseInjectSpec("hart-stop:18446744073709551615", error);
+  s = parseInjectSpec("hart-stop:18446744073709551615");
   REQUIRE(s);
   CHECK(s->kind == InjectKind::HartStop);
   CHECK(s->seed == 18446744073709551615ull);
-  REQUIRE(parseInjectSpec("noc-stall:0", error));
-  REQUIRE(parseInjectSpec("dram-bitflip:42", error));
-  CHECK_FALSE(parseInjectSpec("bitflip", error));
-  CHECK(error == "unknown fault kind 'bitflip' (expected drop-credit, dram-bitflip, noc-stall or hart-stop)");
-  CHECK_FALSE(parseInjectSpec("noc-stall:", error));
-  CHECK(error == "bad seed '' (expected a decimal number below 2^64)");
-  CHECK_FALSE(parseInjectSpec("noc-stall:18446744073709551616", error));  // 2^64
-  CHECK_FALSE(parseInjectSpec("noc-stall:-1", error));
-  CHECK_FALSE(parseInjectSpec("noc-stall:1x", error));
-  CHECK_FALSE(parseInjectSpec("", error));
+  REQUIRE(parseInjectSpec("noc-stall:0"));
+  REQUIRE(parseInjectSpec("dram-bitflip:42"));
+  Expected<InjectSpec> bad = parseInjectSpec("bitflip");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error() == "unknown fault kind 'bitflip' (expected drop-credit, dram-bitflip, noc-stall or hart-stop)");
+  bad = parseInjectSpec("noc-stall:");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error() == "bad seed '' (expected a decimal number below 2^64)");
+  CHECK_FALSE(parseInjectSpec("noc-stall:18446744073709551616")); // 2^64
+  CHECK_FALSE(parseInjectSpec("noc-stall:-1"));
+  CHECK_FALSE(parseInjectSpec("noc-stall:1x"));
+  CHECK_FALSE(parseInjectSpec(""));
 }
 
 namespace {

@@ -233,9 +233,9 @@ TEST_CASE("kernels: binaries from the DRAM cache through epoch commands", "[simc
   sim_test::TempDir dir;
   const std::string copy = kernelDir(dir, "copy", "core_copy.s");
   Chip chip(grayskull());
-  std::string error;
-  std::optional<BinariesLayout> layout = BinariesLayout::forSoc(grayskull(), error);
+  Expected<BinariesLayout> layout = BinariesLayout::forSoc(grayskull());
   REQUIRE(layout);
+  std::string error;
   BinariesHost host(*layout);
   const Queue in{0, 0x10000, 3, 2};
   const Queue out{5, 0x20000, 3, 2};
