@@ -269,14 +269,14 @@ judge() {
     # it, as `loader run` does (netlist-check --any-arch names that arch).
     local any_arch=()
     [ ${#arch_args[@]} -eq 0 ] && any_arch=(--any-arch)
-    timeout 60 "$check_tool" --no-warnings --max-errors 1 "${arch_args[@]}" "${any_arch[@]}" "${cluster_args[@]}" "$file" >/dev/null 2>"$log"
+    timeout 60 "$check_tool" --no-warnings --max-errors 1 --print-arch "${arch_args[@]}" "${any_arch[@]}" "${cluster_args[@]}" "$file" >"$scratch/arch" 2>"$log"
     rc=$?
     if [ $rc -ne 0 ]; then
       echo "REJECTED $(first_error "$file" || echo "exit-$rc $file")"
       return
     fi
     local accepted
-    accepted="$(sed -n 's/.*; checked against \([a-z_0-9]*\), the first arch it lists that accepts it$/\1/p' "$log" | head -n 1)"
+    accepted="$(head -n 1 "$scratch/arch")"
     [ -n "$accepted" ] && local -a arch_args=(--arch "$accepted")
     if [ "$stage" = kernels ]; then
       run_kernels "$file"

@@ -104,16 +104,19 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
     DiagnosticEngine diags;
     std::optional<Netlist> nl = parseNetlist(source, diags);
     bool targeted = false; // false: no arch (reported) or an invalid --cluster (printed)
+    std::string checkedArch;
     if (nl) {
       if (opts.allArchs) targeted = validateForEachArch(*nl, devices, diags);
       else if (auto target = chooseTarget(*nl, requested, devices, diags)) {
         const DiagnosticEngine parsed = opts.anyArch ? diags : DiagnosticEngine{};
         validateNetlist(*nl, *target, diags);
         targeted = true;
+        checkedArch = archName(target->arch);
         if (opts.anyArch && diags.errorCount() > 0)
           if (auto other = firstAcceptingArch(*nl, target->arch, devices, parsed)) {
             toolNote(err, path) << archFallbackNote(target->arch, diags, other->target.arch, "checked against") << "\n";
             diags = std::move(other->diags);
+            checkedArch = archName(other->target.arch);
           }
       }
     }
@@ -124,6 +127,7 @@ int runCheck(const CheckOptions& opts, std::ostream& out, std::ostream& err) {
       status = 1;
       continue;
     }
+    if (opts.printArch) result += checkedArch + "\n";
     if (opts.stats) result += (opts.inputs.size() > 1 ? "== " + path + "\n" : "") + formatStats(*nl);
     if (opts.emitJson) result += netlistToJson(*nl).dump(2) + "\n";
   }

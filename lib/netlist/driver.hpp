@@ -14,6 +14,7 @@ struct CheckOptions {
   std::string cluster; // cluster descriptor file; empty: the arch's default for the netlist's chips
   bool allArchs = false; // every arch the netlist lists, with its bundled default descriptor
   bool anyArch = false;  // valid when some listed arch accepts it (firstAcceptingArch), with a note
+  bool printArch = false; // print the arch each netlist was checked against, a line each (for scripts)
   bool emitJson = false;
   bool stats = false;
   std::string output;  // empty: stdout

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
       ->excludes(allArchs)
       ->excludes(app.get_option("--arch"))
       ->excludes(app.get_option("--device"));
+  app.add_flag("--print-arch", opts.printArch,
+               "Print the arch each netlist was checked against, one line per netlist in the order given (with "
+               "--any-arch: the arch that accepted it)")
+      ->excludes(allArchs);
   app.add_flag("--emit-json", opts.emitJson, "Print the normalized model as JSON (docs/netlist-json.md)");
   app.add_flag("--stats", opts.stats, "Print a summary: ops by type, cores per graph, queue bytes per DRAM channel");
   app.add_option("-o,--output", opts.output, "Write --emit-json/--stats output to this file instead of stdout")
