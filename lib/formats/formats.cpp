@@ -25,27 +25,13 @@ namespace {
 // compares both on random and edge-case blocks.
 template <int MagBits, int ExpMin, int ExpMax>
 [[gnu::always_inline]] inline void quantizeBfpBlock(const float* values, float* out) {
-  constexpr int32_t kDead = -1024; // exponent of a flushed value: never the maximum of a live block
   constexpr int32_t kMaxMag = (1 << MagBits) - 1;
   constexpr float kStepUnit = 1.0f / static_cast<float>(1u << (MagBits - 1));
-  constexpr int32_t kInfBits = static_cast<int32_t>(kF32Inf);
   int32_t exps[kBfpBlock], sigs[kBfpBlock];
   uint32_t signs[kBfpBlock];
-  int32_t shared = kDead;
-  for (size_t i = 0; i < kBfpBlock; ++i) {
-    const uint32_t u = bitsOf(values[i]);
-    const auto mag = static_cast<int32_t>(u & kMagMask);
-    const int32_t field = mag >> 23;
-    const int32_t e = field - 127;
-    const bool special = mag >= kInfBits;            // inf, NaN: saturate
-    const bool saturate = special | (e > ExpMax);    // above range: saturate
-    const bool live = special | ((field != 0) & (e >= ExpMin));
-    sigs[i] = saturate ? 0xFFFFFF : ((mag & 0x7FFFFF) | 0x800000);
-    exps[i] = live ? (saturate ? ExpMax : e) : kDead;
-    signs[i] = u & kSignBit;
-    shared = exps[i] > shared ? exps[i] : shared;
-  }
-  if (shared == kDead) { // all zero: +0 everywhere
+  const int32_t shared = bfpBlockLanes<ExpMin, ExpMax>(values, exps, sigs);
+  for (size_t i = 0; i < kBfpBlock; ++i) signs[i] = bitsOf(values[i]) & kSignBit;
+  if (shared == kBfpDeadExponent) { // all zero: +0 everywhere
     for (size_t i = 0; i < kBfpBlock; ++i) out[i] = 0.0f;
     return;
   }

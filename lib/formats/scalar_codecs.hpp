@@ -293,4 +293,29 @@ inline IntRange intRange(DataFormat df) {
 
 inline bool isIntLike(DataFormat df) { return isIntegerFormat(df) || isRawFormat(df); }
 
+// The branch-free first half of a Bfp block's encoding, shared by the
+// rounding (quantizeBfpBlock) and the packer (encodeBfpCodes) so the 16 lanes
+// vectorize: each value's exponent (kBfpDeadExponent when it is flushed:
+// zero, denormal, below ExpMin) and 24-bit significand (all ones when it
+// saturates: inf, NaN, above ExpMax). Returns the block's shared (largest)
+// exponent, kBfpDeadExponent when every value is flushed.
+inline constexpr int32_t kBfpDeadExponent = -1024; // never the maximum of a live block
+template <int ExpMin, int ExpMax>
+[[gnu::always_inline]] inline int32_t bfpBlockLanes(const float* values, int32_t* exps, int32_t* sigs) {
+  constexpr int32_t kInfBits = static_cast<int32_t>(kF32Inf);
+  int32_t shared = kBfpDeadExponent;
+  for (size_t i = 0; i < kBfpBlock; ++i) {
+    const auto mag = static_cast<int32_t>(bitsOf(values[i]) & kMagMask);
+    const int32_t field = mag >> 23;
+    const int32_t e = field - 127;
+    const bool special = mag >= kInfBits;         // inf, NaN: saturate
+    const bool saturate = special | (e > ExpMax); // above range: saturate
+    const bool live = special | ((field != 0) & (e >= ExpMin));
+    sigs[i] = saturate ? 0xFFFFFF : ((mag & 0x7FFFFF) | 0x800000);
+    exps[i] = live ? (saturate ? ExpMax : e) : kBfpDeadExponent;
+    shared = exps[i] > shared ? exps[i] : shared;
+  }
+  return shared;
+}
+
 } // namespace tessera::formats::detail

@@ -190,33 +190,19 @@ void unpackBfpValues(const BfpSpec& s, const uint8_t* exponents, const uint8_t* 
 // quantize() and a plain double-arithmetic rounding.
 template <int MagBits, int ExpMin, int ExpMax, int ExpBias>
 [[gnu::always_inline]] inline uint8_t encodeBfpCodes(const float* values, uint8_t* codes) {
-  constexpr int32_t kDead = -1024; // exponent of a flushed value: never the maximum of a live block
   constexpr uint32_t kMaxMag = (1u << MagBits) - 1;
-  constexpr int32_t kInfBits = static_cast<int32_t>(kF32Inf);
-  int32_t exps[kBfpBlock];
-  uint32_t sigs[kBfpBlock], signs[kBfpBlock];
-  int32_t shared = kDead;
-  for (size_t i = 0; i < kBfpBlock; ++i) {
-    const uint32_t u = bitsOf(values[i]);
-    const auto mag = static_cast<int32_t>(u & kMagMask);
-    const int32_t field = mag >> 23;
-    const int32_t e = field - 127;
-    const bool special = mag >= kInfBits;          // inf, NaN: saturate
-    const bool saturate = special | (e > ExpMax);  // above range: saturate
-    const bool live = special | ((field != 0) & (e >= ExpMin));
-    sigs[i] = saturate ? 0xFFFFFFu : ((static_cast<uint32_t>(mag) & 0x7FFFFFu) | 0x800000u);
-    exps[i] = live ? (saturate ? ExpMax : e) : kDead;
-    signs[i] = (u >> 31) << MagBits;
-    shared = exps[i] > shared ? exps[i] : shared;
-  }
-  if (shared == kDead) { // all zero: exponent byte 0, codes +0
+  int32_t exps[kBfpBlock], sigs[kBfpBlock];
+  uint32_t signs[kBfpBlock];
+  const int32_t shared = bfpBlockLanes<ExpMin, ExpMax>(values, exps, sigs);
+  for (size_t i = 0; i < kBfpBlock; ++i) signs[i] = (bitsOf(values[i]) >> 31) << MagBits;
+  if (shared == kBfpDeadExponent) { // all zero: exponent byte 0, codes +0
     std::memset(codes, 0, kBfpBlock);
     return 0;
   }
   for (size_t i = 0; i < kBfpBlock; ++i) {
     int32_t shift = shared - exps[i] + (24 - MagBits);
     shift = shift < 31 ? shift : 31;
-    uint32_t rounded = (sigs[i] + (1u << (shift - 1))) >> shift;
+    uint32_t rounded = (static_cast<uint32_t>(sigs[i]) + (1u << (shift - 1))) >> shift;
     rounded = rounded < kMaxMag ? rounded : kMaxMag;
     codes[i] = static_cast<uint8_t>(rounded != 0 ? (signs[i] | rounded) : 0u);
   }
