@@ -481,6 +481,7 @@ private:
       grouping.push_back({c});
     }
     buildGroups(grouping);
+    interleaveFeeds();
   }
 
   bool canJoin(const std::vector<size_t>& group, size_t c) const {
@@ -605,11 +606,15 @@ private:
     }
   }
 
-  // A matmul with m_k > 1 keeps its partial sums in an operand of its own,
-  // after the fused op's intermediates.
+  // A matmul sums its whole inner dimension in dest, one output ublock at a
+  // time (BUDA's fused matmul has no operand for partial sums). Only when
+  // intermed_df is not dest's format, so that BUDA's m_k blocks round the
+  // partial sums (the reference does), do they go through an operand of
+  // their own, after the fused op's intermediates, one ublock at a time.
   void placeSpill() {
+    if (op_.intermedDf.value == destFormatOf(op_.accDf.value)) return;
     for (size_t i = 0; i < plan_.subs.size(); ++i) {
-      const SubOpPlan& s = plan_.subs[i];
+      SubOpPlan& s = plan_.subs[i];
       if (s.kind != SubOpPlan::Kind::Matmul || s.mK <= 1) continue;
       int spill = kIntermedBase + plan_.intermediates;
       if (spill >= static_cast<int>(contract::kOperandCount))
@@ -617,6 +622,54 @@ private:
                            "a matmul with m_k > 1 in a fused op with 8 intermediates (no operand is left for its "
                            "partial sums)");
       plan_.spillOperand = spill;
+      s.spill = true;
+    }
+  }
+
+  // A matmul reading as input 0 a value the lockstep group just before it
+  // writes, row by row in the matmul's blocking, runs interleaved with that
+  // group (GroupPlan::feed): the value's buffer then holds one row of ublocks
+  // (m_k of them), or one ublock when the matmul's output is one ublock wide,
+  // as BUDA sizes a fused op's intermediates (an intermediate holds one ublock
+  // of its writer, m_k of them when it is input 0 of the matmul ending the
+  // schedule and that matmul's mblock is more than one ublock wide).
+  // Kept only where the tile-level check accepts the interleaved plan.
+  void interleaveFeeds() {
+    if (plan_.order != UblockOrder::R) return;
+    for (size_t gi = 1; gi < plan_.groups.size(); ++gi) {
+      const size_t si = plan_.groups[gi].chains.front().subs.front();
+      const SubOpPlan& s = plan_.subs[si];
+      const GroupPlan& p = plan_.groups[gi - 1];
+      if (s.kind != SubOpPlan::Kind::Matmul || !isEltwise(p.chains.front().subs.front()) ||
+          plan_.groups[gi - 1].feed != GroupPlan::Feed::None)
+        continue;
+      const ReadPlan& r = s.inputs[0];
+      if (r.kind == ReadPlan::Kind::Dest || r.value < 0 || r.rowsMod || r.colsMod || s.inputs[1].value == r.value)
+        continue;
+      const Value& v = values_[static_cast<size_t>(r.value)];
+      if (groupOf_[v.producer] != gi - 1 || v.popper != static_cast<int>(si) || v.readers.size() != 1) continue;
+      const Dim2 mb{s.mblock.r, s.mK}, ub{s.ublock.r, s.uKt};
+      if (v.layout.mblock != mb || v.layout.ublock != ub || p.mblock != mb || p.ublock != ub) continue;
+      const FusedPlan before = plan_;
+      const bool ublocks = s.mblock.c == 1 && (s.mK == 1 || s.spill || kIntermedBase + plan_.intermediates < static_cast<int>(contract::kOperandCount));
+      GroupPlan& m = plan_.groups[gi];
+      auto drop = [&](std::vector<TileCount>& list) {
+        for (auto it = list.begin(); it != list.end(); ++it)
+          if (it->operand == v.operand && it->tiles == v.layout.blockTiles()) return list.erase(it), true;
+        return false;
+      };
+      if (!drop(m.waitAtStart) || !drop(m.popAtEnd)) {
+        plan_ = before;
+        continue;
+      }
+      m.feed = ublocks ? GroupPlan::Feed::Ublocks : GroupPlan::Feed::Rows;
+      m.feedOperand = v.operand;
+      m.feedTiles = (ublocks ? 1 : s.mK) * v.layout.ublockTiles();
+      if (ublocks && s.mK > 1 && !s.spill) {
+        plan_.spillOperand = kIntermedBase + plan_.intermediates;
+        plan_.subs[si].spill = true;
+      }
+      if (!verifyFusedPlan(plan_).error.empty()) plan_ = before;
     }
   }
 
