@@ -211,39 +211,55 @@ TEST_CASE("a dest value nobody reads is rejected; unsupported sub-op types are n
                  "modelled) is not supported by net2hlks yet"));
 }
 
-TEST_CASE("fused matmul with m_k > 1 keeps partial sums in the operand after the intermediates", "[hlk][fused]") {
-  // in0 2x4 tiles (q0), in1 4x2 tiles: m_k 2 x u_kt 2; output [2, 2] x [1, 1]
-  // into intermed0, then a nop to the output... blocked [2, 2] x [1, 1] too.
-  auto l = load(
-      "devices:\n  arch: grayskull\nqueues:\n" +
-      queue("q0", "HOST", "t: 1, mblock: [2, 2], ublock: [1, 2]", "Float16_b", 1) +
-      queue("q1", "HOST", "t: 1, mblock: [2, 2], ublock: [2, 1]", "Float16_b", 2) +
-      queue("out", "op", "t: 1, mblock: [2, 2], ublock: [1, 1]", "Float16_b", 3) +
-      "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
-      "    op: {type: fused_op, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0, q1], in_df: [Float16_b, Float16_b], "
-      "out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, math_fidelity: HiFi4, t: 1, "
-      "mblock: [2, 2], ublock: [1, 1], attributes: {fused_op_id: 0}}\n"
-      "programs:\n  - run:\n    - execute: {graph_name: g}\n"
-      "fused_ops:\n  0:\n"
-      R"(    inputs: 2
+// in0 2x4 tiles (q0), in1 4x2 tiles: m_k 2 x u_kt 2; output [2, 2] x [1, 1]
+// into intermed0, then a nop to the output... blocked [2, 2] x [1, 1] too.
+static std::string fusedMatmulNetlist(const std::string& intermedDf) {
+  return "devices:\n  arch: grayskull\nqueues:\n" +
+         queue("q0", "HOST", "t: 1, mblock: [2, 2], ublock: [1, 2]", "Float16_b", 1) +
+         queue("q1", "HOST", "t: 1, mblock: [2, 2], ublock: [2, 1]", "Float16_b", 2) +
+         queue("out", "op", "t: 1, mblock: [2, 2], ublock: [1, 1]", "Float16_b", 3) +
+         "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
+         "    op: {type: fused_op, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0, q1], in_df: [Float16_b, Float16_b], "
+         "out_df: Float16_b, intermed_df: " + intermedDf + ", acc_df: Float16_b, math_fidelity: HiFi4, t: 1, "
+         "mblock: [2, 2], ublock: [1, 1], attributes: {fused_op_id: 0}}\n"
+         "programs:\n  - run:\n    - execute: {graph_name: g}\n"
+         "fused_ops:\n  0:\n"
+         R"(    inputs: 2
     intermediates: 1
     schedules:
       -
         - mm: {type: matmul, inputs: [input0, input1], attributes: {m_k: 2, u_kt: 2}, mblock: [2, 2], ublock: [1, 1], output: intermed0}
       -
         - n: {type: nop, inputs: [intermed0], pop: [intermed0], mblock: [2, 2], ublock: [1, 1], output: output}
-)");
+)";
+}
+
+TEST_CASE("fused matmul with m_k > 1 sums in dest, one output ublock at a time", "[hlk][fused]") {
+  // intermed_df is dest's format: no operand for partial sums (as BUDA's).
+  auto l = load(fusedMatmulNetlist("Float16_b"));
   auto c = configure(l, "op");
   REQUIRE(c->config);
   const KernelConfig& k = *c->config;
-  CHECK(k.fused->spillOperand == 25);
-  CHECK(operand(k, 25).role == OperandRole::Spill);
-  CHECK(operand(k, 25).minTiles == 4); // the 2x2 output tiles' partial sums
+  CHECK(k.fused->spillOperand == -1);
+  for (const OperandInfo& o : k.operands) CHECK(o.operand != 25);
   CHECK(operand(k, 24).minTiles == 4);
   // Matmul inputs are held whole: in0 2x4 = 8 tiles, in1 4x2 = 8 tiles.
   CHECK(operand(k, 0).minTiles == 8);
   CHECK(*operand(k, 0).layout == Layout{1, {2, 2}, {1, 2}, UblockOrder::R});
   CHECK(*operand(k, 1).layout == Layout{1, {2, 2}, {2, 1}, UblockOrder::R});
+  CHECK(verifyFusedPlan(*k.fused).error.empty());
+  CHECK_FALSE(contains(renderKernel(k).source, "begin_sum<1>"));
+}
+
+TEST_CASE("fused matmul whose intermed_df would round the partial sums spills one ublock of them", "[hlk][fused]") {
+  auto l = load(fusedMatmulNetlist("Bfp8_b"));
+  auto c = configure(l, "op");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.fused->spillOperand == 25);
+  CHECK(operand(k, 25).role == OperandRole::Spill);
+  CHECK(operand(k, 25).minTiles == 1); // one output ublock's partial sums, not the block's 4
+  CHECK(operand(k, 24).minTiles == 4);
   CHECK(verifyFusedPlan(*k.fused).error.empty());
   CHECK(contains(renderKernel(k).source, "pack_tiles(25, 1);  // partial sums"));
 }
