@@ -366,8 +366,12 @@ private:
   Layout inputLayoutFor(size_t i, size_t j) const {
     const SubOpPlan& s = plan_.subs[i];
     const Dim2 mb = s.mblock, ub = s.ublock;
+    // Matmul input 1 comes column of ublocks by column (ublock order c), as
+    // BUDA's net2pipe sends it to a fused op (its kernel takes one output
+    // ublock column's share at a time); with one ublock column both orders agree.
     if (s.kind == SubOpPlan::Kind::Matmul)
-      return j == 0 ? blockLayout({mb.r, s.mK}, {ub.r, s.uKt}) : blockLayout({s.mK, mb.c}, {s.uKt, ub.c});
+      return j == 0 ? blockLayout({mb.r, s.mK}, {ub.r, s.uKt})
+                    : Layout{op_.t.value, {s.mK, mb.c}, {s.uKt, ub.c}, UblockOrder::C};
     if (s.kind == SubOpPlan::Kind::Reduce)
       return s.reduceDim == contract::kReduceRows ? blockLayout({s.mK, mb.c}, {s.uKt, ub.c})
                                                   : blockLayout({mb.r, s.mK}, {ub.r, s.uKt});
