@@ -142,8 +142,11 @@ private:
     counts(2, g.waitAtStart, "hlk_wait_tiles");
     counts(2, m.waitAtStart, "hlk_wait_tiles");
     line(2, "for (int ubRow = 0; ubRow < " + n(g.mblock.r) + "; ++ubRow) {");
-    const std::string feedWait = "hlk_wait_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");";
-    const std::string feedPop = "hlk_pop_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");";
+    const std::string step = rows ? "this row" : "this ublock";
+    const std::string feedWait =
+        "hlk_wait_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");  // " + s.inputs[0].name + ": " + step;
+    const std::string feedPop =
+        "hlk_pop_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");  // " + s.inputs[0].name + ": done with " + step;
     if (rows) {
       line(3, "for (int i = 0; i < " + n(g.mblock.c) + "; ++i) {");
       line(4, "const int ub = ubRow * " + n(g.mblock.c) + " + i;");
