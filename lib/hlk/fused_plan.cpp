@@ -492,7 +492,12 @@ private:
     size_t a = chains_[group.front()].front(), b = chains_[c].front();
     const SubOpPlan& x = plan_.subs[a];
     const SubOpPlan& y = plan_.subs[b];
-    return isEltwise(a) && isEltwise(b) && x.sched == y.sched && x.mblock == y.mblock && x.ublock == y.ublock;
+    if (!isEltwise(b) || x.mblock != y.mblock || x.ublock != y.ublock) return false;
+    // Chains after a matmul that write its output block run with it, output
+    // ublock by output ublock, whatever their schedule: what it passes them
+    // then streams through one ublock (BUDA's size for a matmul's output).
+    if (plan_.subs[a].kind == SubOpPlan::Kind::Matmul) return chains_[group.front()].size() == 1;
+    return isEltwise(a) && x.sched == y.sched;
   }
 
   // Lays the grouping out as GroupPlans: which reads stream (one ublock at
@@ -522,7 +527,10 @@ private:
     for (SubOpPlan& s : subs)
       for (ReadPlan& r : s.inputs)
         if (r.kind != ReadPlan::Kind::Dest) r.kind = ReadPlan::Kind::Random;
-    auto isChainGroup = [&](size_t g) { return isEltwise(plan_.groups[g].chains.front().subs.front()); };
+    // Ublock by ublock: element-wise chains, or a matmul with chains after it.
+    auto isChainGroup = [&](size_t g) {
+      return isEltwise(plan_.groups[g].chains.front().subs.front()) || plan_.groups[g].chains.size() > 1;
+    };
     auto chainAt = [&](size_t i) -> ChainPlan& { return plan_.groups[groupOf_[i]].chains[chainOf_[i]]; };
     auto addOnce = [](std::vector<TileCount>& list, TileCount c) {
       for (const TileCount& x : list)

@@ -113,6 +113,19 @@ private:
     }
   }
 
+  // Chains joined after a matmul (same output block): a comment line each.
+  void joinedHeader(const GroupPlan& g) {
+    for (size_t ci = 1; ci < g.chains.size(); ++ci) {
+      std::string text;
+      for (size_t i : g.chains[ci].subs) text += (text.empty() ? "" : "; ") + describe(plan_.subs[i]);
+      line(1, "//   then, on each output ublock: " + text);
+    }
+  }
+
+  void joinedChains(const GroupPlan& g) {
+    for (size_t ci = 1; ci < g.chains.size(); ++ci) chain(g, g.chains[ci]);
+  }
+
   void lockstep(size_t gi, const GroupPlan& g) {
     lockstepHeader(gi, g);
     line(1, "{");
@@ -135,6 +148,7 @@ private:
     line(1, "// group " + n(static_cast<int64_t>(gi + 1)) + ": " + describe(s));
     line(1, "//   m_k " + n(s.mK) + ", u_kt " + n(s.uKt) + "; output mblock " + dimText(s.mblock) + " x ublock " +
                 dimText(s.ublock));
+    joinedHeader(m);
     line(1, "// interleaved: " +
                 std::string(rows ? "a row of ublocks of group " : "a ublock of group ") + n(static_cast<int64_t>(gi)) +
                 ", then the matmul on it (" + n(m.feedTiles) + " tiles of operand " + n(m.feedOperand) + ")");
@@ -160,6 +174,9 @@ private:
       line(4, "const int ub = ubRow * " + n(s.mblock.c) + " + j;");
       ublockCoords(4, s.mblock);
       matmulUblock(4, s, m.feed);
+      base_ = 1;
+      joinedChains(m);
+      base_ = 0;
       line(3, "}");
       line(3, feedPop);
     } else {
@@ -178,6 +195,15 @@ private:
       matmulStep(5, s, m.feed);
       line(4, "}");
       line(4, feedPop);
+      if (m.chains.size() > 1) {
+        line(4, "if (kb + 1 == " + n(s.mK) + ") {");
+        line(5, "const int ub = ubRow;");
+        ublockCoords(5, s.mblock);
+        base_ = 2;
+        joinedChains(m);
+        base_ = 0;
+        line(4, "}");
+      }
       line(3, "}");
     }
     line(2, "}");
@@ -270,11 +296,13 @@ private:
     line(1, "// group " + n(static_cast<int64_t>(gi)) + ": " + describe(s));
     line(1, "//   m_k " + n(s.mK) + ", u_kt " + n(s.uKt) + "; output mblock " + dimText(s.mblock) + " x ublock " +
                 dimText(s.ublock));
+    joinedHeader(g);
     line(1, "{");
     counts(2, g.waitAtStart, "hlk_wait_tiles");
     line(2, "for (int ub = 0; ub < " + n(s.mblock.r * s.mblock.c) + "; ++ub) {");
     ublockCoords(3, s.mblock);
     matmulUblock(3, s, GroupPlan::Feed::None);
+    joinedChains(g);
     line(2, "}");
     counts(2, g.popAtEnd, "hlk_pop_tiles");
     line(1, "}");

@@ -148,7 +148,7 @@ private:
     for (const auto& c : g.waitAtStart) wait(c.operand, c.tiles, where);
     const size_t first = g.chains.front().subs.front();
     const SubOpPlan& s = plan_.subs[first];
-    if (s.kind == SubOpPlan::Kind::Matmul) matmul(first, where);
+    if (s.kind == SubOpPlan::Kind::Matmul) matmul(g, first, where);
     else if (s.kind == SubOpPlan::Kind::Reduce) reduce(s, where);
     else lockstep(g, where);
     for (const auto& c : g.popAtEnd) pop(c.operand, c.tiles, where);
@@ -158,9 +158,10 @@ private:
     for (int64_t ub = 0; ub < g.mblock.r * g.mblock.c && why_.empty(); ++ub) lockstepUblock(g, ub, where);
   }
 
-  void lockstepUblock(const GroupPlan& g, int64_t ub, const std::string& where) {
+  void lockstepUblock(const GroupPlan& g, int64_t ub, const std::string& where, size_t firstChain = 0) {
     auto [ubR, ubC] = coords(g.mblock, ub);
-    for (const ChainPlan& c : g.chains) {
+    for (size_t ci = firstChain; ci < g.chains.size(); ++ci) {
+      const ChainPlan& c = g.chains[ci];
       for (const auto& w : c.waits) wait(w.operand, w.tiles, where);
       for (size_t i : c.subs)
         for (int64_t h = 0; h < g.ublock.r; ++h)
@@ -188,7 +189,10 @@ private:
       if (m.feed == GroupPlan::Feed::Rows) {
         for (int64_t i = 0; i < g.mblock.c; ++i) lockstepUblock(g, row * g.mblock.c + i, where);
         wait(m.feedOperand, m.feedTiles, where);
-        for (int64_t c = 0; c < s.mblock.c; ++c) matmulSteps(si, row, c, 0, s.mK, m.feed, where);
+        for (int64_t c = 0; c < s.mblock.c; ++c) {
+          matmulSteps(si, row, c, 0, s.mK, m.feed, where);
+          lockstepUblock(m, row * s.mblock.c + c, where, 1);
+        }
         pop(m.feedOperand, m.feedTiles, where);
       } else {
         for (int64_t kb = 0; kb < s.mK; ++kb) {
@@ -196,6 +200,7 @@ private:
           wait(m.feedOperand, m.feedTiles, where);
           matmulSteps(si, row, 0, kb, kb + 1, m.feed, where);
           pop(m.feedOperand, m.feedTiles, where);
+          if (kb + 1 == s.mK) lockstepUblock(m, row, where, 1);
         }
       }
     }
@@ -204,11 +209,12 @@ private:
   }
 
   // Output ublock by ublock, every m_k block of it (fused_render.cpp).
-  void matmul(size_t si, const std::string& where) {
+  void matmul(const GroupPlan& g, size_t si, const std::string& where) {
     const SubOpPlan& s = plan_.subs[si];
     for (int64_t ub = 0; ub < s.mblock.r * s.mblock.c && why_.empty(); ++ub) {
       auto [ubR, ubC] = coords(s.mblock, ub);
       matmulSteps(si, ubR, ubC, 0, s.mK, GroupPlan::Feed::None, where);
+      lockstepUblock(g, ub, where, 1); // chains joined after the matmul
     }
   }
 
