@@ -652,9 +652,7 @@ private:
       const size_t si = plan_.groups[gi].chains.front().subs.front();
       const SubOpPlan& s = plan_.subs[si];
       const GroupPlan& p = plan_.groups[gi - 1];
-      if (s.kind != SubOpPlan::Kind::Matmul || !isEltwise(p.chains.front().subs.front()) ||
-          plan_.groups[gi - 1].feed != GroupPlan::Feed::None)
-        continue;
+      if (s.kind != SubOpPlan::Kind::Matmul || !isEltwise(p.chains.front().subs.front())) continue;
       const ReadPlan& r = s.inputs[0];
       if (r.kind == ReadPlan::Kind::Dest || r.value < 0 || r.rowsMod || r.colsMod || s.inputs[1].value == r.value)
         continue;
@@ -663,7 +661,9 @@ private:
       const Dim2 mb{s.mblock.r, s.mK}, ub{s.ublock.r, s.uKt};
       if (v.layout.mblock != mb || v.layout.ublock != ub || p.mblock != mb || p.ublock != ub) continue;
       const FusedPlan before = plan_;
-      const bool ublocks = s.mblock.c == 1 && (s.mK == 1 || s.spill || kIntermedBase + plan_.intermediates < static_cast<int>(contract::kOperandCount));
+      // One ublock at a time needs the spill operand between m_k blocks.
+      const bool spillFree = kIntermedBase + plan_.intermediates < static_cast<int>(contract::kOperandCount);
+      const bool ublocks = s.mblock.c == 1 && (s.mK == 1 || s.spill || spillFree);
       GroupPlan& m = plan_.groups[gi];
       auto drop = [&](std::vector<TileCount>& list) {
         for (auto it = list.begin(); it != list.end(); ++it)
