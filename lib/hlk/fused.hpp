@@ -65,6 +65,7 @@ struct SubOpPlan {
   uint32_t reluThresholdBits = 0;
   // Matmul and reduce.
   int64_t mK = 1, uKt = 1;
+  bool spill = false; // matmul: partial sums go through FusedPlan::spillOperand between m_k blocks
   contract::ReduceDim reduceDim = contract::kReduceRows;
   contract::ReduceType reduceType = contract::kReduceSum;
   uint32_t reduceScaleBits = 0x3F800000u;
@@ -91,6 +92,18 @@ struct GroupPlan {
   Dim2 mblock{1, 1}, ublock{1, 1};  // the block every sub-op of the group writes (chains)
   std::vector<TileCount> waitAtStart; // values read whole (random access)
   std::vector<TileCount> popAtEnd;    // whole values whose last reader is in the group
+  // A matmul group whose input 0 is a value the lockstep group just before it
+  // writes, in the matmul's rows: the two run interleaved, and the value's
+  // buffer holds one step of it (BUDA's fused-op intermediate sizes). Rows:
+  // per row of output ublocks, the producer's ublocks of that row, then the
+  // matmul's (the value holds m_k ublocks, one row). Ublocks (the matmul's
+  // output is one ublock wide): per m_k block, the producer's ublock, then
+  // the matmul's step on it, partial sums through the spill operand (the
+  // value holds one ublock).
+  enum class Feed { None, Rows, Ublocks };
+  Feed feed = Feed::None;
+  int feedOperand = -1;   // the value's operand
+  int64_t feedTiles = 0;  // tiles of it per step (waited for, then popped)
 };
 
 // One write of an intermediate buffer: what the producer stores there.

@@ -366,8 +366,12 @@ private:
   Layout inputLayoutFor(size_t i, size_t j) const {
     const SubOpPlan& s = plan_.subs[i];
     const Dim2 mb = s.mblock, ub = s.ublock;
+    // Matmul input 1 comes column of ublocks by column (ublock order c), as
+    // BUDA's net2pipe sends it to a fused op (its kernel takes one output
+    // ublock column's share at a time); with one ublock column both orders agree.
     if (s.kind == SubOpPlan::Kind::Matmul)
-      return j == 0 ? blockLayout({mb.r, s.mK}, {ub.r, s.uKt}) : blockLayout({s.mK, mb.c}, {s.uKt, ub.c});
+      return j == 0 ? blockLayout({mb.r, s.mK}, {ub.r, s.uKt})
+                    : Layout{op_.t.value, {s.mK, mb.c}, {s.uKt, ub.c}, UblockOrder::C};
     if (s.kind == SubOpPlan::Kind::Reduce)
       return s.reduceDim == contract::kReduceRows ? blockLayout({s.mK, mb.c}, {s.uKt, ub.c})
                                                   : blockLayout({mb.r, s.mK}, {ub.r, s.uKt});
@@ -481,13 +485,19 @@ private:
       grouping.push_back({c});
     }
     buildGroups(grouping);
+    interleaveFeeds();
   }
 
   bool canJoin(const std::vector<size_t>& group, size_t c) const {
     size_t a = chains_[group.front()].front(), b = chains_[c].front();
     const SubOpPlan& x = plan_.subs[a];
     const SubOpPlan& y = plan_.subs[b];
-    return isEltwise(a) && isEltwise(b) && x.sched == y.sched && x.mblock == y.mblock && x.ublock == y.ublock;
+    if (!isEltwise(b) || x.mblock != y.mblock || x.ublock != y.ublock) return false;
+    // Chains after a matmul that write its output block run with it, output
+    // ublock by output ublock, whatever their schedule: what it passes them
+    // then streams through one ublock (BUDA's size for a matmul's output).
+    if (plan_.subs[a].kind == SubOpPlan::Kind::Matmul) return chains_[group.front()].size() == 1;
+    return isEltwise(a) && x.sched == y.sched;
   }
 
   // Lays the grouping out as GroupPlans: which reads stream (one ublock at
@@ -517,7 +527,10 @@ private:
     for (SubOpPlan& s : subs)
       for (ReadPlan& r : s.inputs)
         if (r.kind != ReadPlan::Kind::Dest) r.kind = ReadPlan::Kind::Random;
-    auto isChainGroup = [&](size_t g) { return isEltwise(plan_.groups[g].chains.front().subs.front()); };
+    // Ublock by ublock: element-wise chains, or a matmul with chains after it.
+    auto isChainGroup = [&](size_t g) {
+      return isEltwise(plan_.groups[g].chains.front().subs.front()) || plan_.groups[g].chains.size() > 1;
+    };
     auto chainAt = [&](size_t i) -> ChainPlan& { return plan_.groups[groupOf_[i]].chains[chainOf_[i]]; };
     auto addOnce = [](std::vector<TileCount>& list, TileCount c) {
       for (const TileCount& x : list)
@@ -605,11 +618,15 @@ private:
     }
   }
 
-  // A matmul with m_k > 1 keeps its partial sums in an operand of its own,
-  // after the fused op's intermediates.
+  // A matmul sums its whole inner dimension in dest, one output ublock at a
+  // time (BUDA's fused matmul has no operand for partial sums). Only when
+  // intermed_df is not dest's format, so that BUDA's m_k blocks round the
+  // partial sums (the reference does), do they go through an operand of
+  // their own, after the fused op's intermediates, one ublock at a time.
   void placeSpill() {
+    if (op_.intermedDf.value == destFormatOf(op_.accDf.value)) return;
     for (size_t i = 0; i < plan_.subs.size(); ++i) {
-      const SubOpPlan& s = plan_.subs[i];
+      SubOpPlan& s = plan_.subs[i];
       if (s.kind != SubOpPlan::Kind::Matmul || s.mK <= 1) continue;
       int spill = kIntermedBase + plan_.intermediates;
       if (spill >= static_cast<int>(contract::kOperandCount))
@@ -617,6 +634,54 @@ private:
                            "a matmul with m_k > 1 in a fused op with 8 intermediates (no operand is left for its "
                            "partial sums)");
       plan_.spillOperand = spill;
+      s.spill = true;
+    }
+  }
+
+  // A matmul reading as input 0 a value the lockstep group just before it
+  // writes, row by row in the matmul's blocking, runs interleaved with that
+  // group (GroupPlan::feed): the value's buffer then holds one row of ublocks
+  // (m_k of them), or one ublock when the matmul's output is one ublock wide,
+  // as BUDA sizes a fused op's intermediates (an intermediate holds one ublock
+  // of its writer, m_k of them when it is input 0 of the matmul ending the
+  // schedule and that matmul's mblock is more than one ublock wide).
+  // Kept only where the tile-level check accepts the interleaved plan.
+  void interleaveFeeds() {
+    if (plan_.order != UblockOrder::R) return;
+    for (size_t gi = 1; gi < plan_.groups.size(); ++gi) {
+      const size_t si = plan_.groups[gi].chains.front().subs.front();
+      const SubOpPlan& s = plan_.subs[si];
+      const GroupPlan& p = plan_.groups[gi - 1];
+      if (s.kind != SubOpPlan::Kind::Matmul || !isEltwise(p.chains.front().subs.front())) continue;
+      const ReadPlan& r = s.inputs[0];
+      if (r.kind == ReadPlan::Kind::Dest || r.value < 0 || r.rowsMod || r.colsMod || s.inputs[1].value == r.value)
+        continue;
+      const Value& v = values_[static_cast<size_t>(r.value)];
+      if (groupOf_[v.producer] != gi - 1 || v.popper != static_cast<int>(si) || v.readers.size() != 1) continue;
+      const Dim2 mb{s.mblock.r, s.mK}, ub{s.ublock.r, s.uKt};
+      if (v.layout.mblock != mb || v.layout.ublock != ub || p.mblock != mb || p.ublock != ub) continue;
+      const FusedPlan before = plan_;
+      // One ublock at a time needs the spill operand between m_k blocks.
+      const bool spillFree = kIntermedBase + plan_.intermediates < static_cast<int>(contract::kOperandCount);
+      const bool ublocks = s.mblock.c == 1 && (s.mK == 1 || s.spill || spillFree);
+      GroupPlan& m = plan_.groups[gi];
+      auto drop = [&](std::vector<TileCount>& list) {
+        for (auto it = list.begin(); it != list.end(); ++it)
+          if (it->operand == v.operand && it->tiles == v.layout.blockTiles()) return list.erase(it), true;
+        return false;
+      };
+      if (!drop(m.waitAtStart) || !drop(m.popAtEnd)) {
+        plan_ = before;
+        continue;
+      }
+      m.feed = ublocks ? GroupPlan::Feed::Ublocks : GroupPlan::Feed::Rows;
+      m.feedOperand = v.operand;
+      m.feedTiles = (ublocks ? 1 : s.mK) * v.layout.ublockTiles();
+      if (ublocks && s.mK > 1 && !s.spill) {
+        plan_.spillOperand = kIntermedBase + plan_.intermediates;
+        plan_.subs[si].spill = true;
+      }
+      if (!verifyFusedPlan(plan_).error.empty()) plan_ = before;
     }
   }
 

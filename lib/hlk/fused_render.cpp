@@ -30,13 +30,20 @@ public:
         sched = first.sched;
         line(1, "// ---- schedule " + std::to_string(sched));
       }
-      group(gi, g);
+      if (gi + 1 < plan_.groups.size() && plan_.groups[gi + 1].feed != GroupPlan::Feed::None) {
+        fedPair(gi);
+        ++gi;
+      } else {
+        group(gi, g);
+      }
     }
     return out_.str();
   }
 
 private:
-  void line(int indent, const std::string& text) { out_ << std::string(static_cast<size_t>(indent) * 2 + 4, ' ') << text << "\n"; }
+  void line(int indent, const std::string& text) {
+    out_ << std::string(static_cast<size_t>(indent + base_) * 2 + 4, ' ') << text << "\n";
+  }
 
   static std::string n(int64_t v) { return std::to_string(v); }
 
@@ -96,7 +103,7 @@ private:
     lockstep(gi, g);
   }
 
-  void lockstep(size_t gi, const GroupPlan& g) {
+  void lockstepHeader(size_t gi, const GroupPlan& g) {
     line(1, "// group " + n(static_cast<int64_t>(gi)) + ": mblock " + dimText(g.mblock) + " x ublock " +
                 dimText(g.ublock) + ", ublock by ublock");
     for (const ChainPlan& c : g.chains) {
@@ -104,6 +111,23 @@ private:
       for (size_t i : c.subs) text += (text.empty() ? "" : "; ") + describe(plan_.subs[i]);
       line(1, "//   " + text);
     }
+  }
+
+  // Chains joined after a matmul (same output block): a comment line each.
+  void joinedHeader(const GroupPlan& g) {
+    for (size_t ci = 1; ci < g.chains.size(); ++ci) {
+      std::string text;
+      for (size_t i : g.chains[ci].subs) text += (text.empty() ? "" : "; ") + describe(plan_.subs[i]);
+      line(1, "//   then, on each output ublock: " + text);
+    }
+  }
+
+  void joinedChains(const GroupPlan& g) {
+    for (size_t ci = 1; ci < g.chains.size(); ++ci) chain(g, g.chains[ci]);
+  }
+
+  void lockstep(size_t gi, const GroupPlan& g) {
+    lockstepHeader(gi, g);
     line(1, "{");
     counts(2, g.waitAtStart, "hlk_wait_tiles");
     line(2, "for (int ub = 0; ub < " + n(g.mblock.r * g.mblock.c) + "; ++ub) {");
@@ -111,6 +135,80 @@ private:
     for (const ChainPlan& c : g.chains) chain(g, c);
     line(2, "}");
     counts(2, g.popAtEnd, "hlk_pop_tiles");
+    line(1, "}");
+  }
+
+  // A lockstep group and the matmul it feeds, interleaved (GroupPlan::feed).
+  void fedPair(size_t gi) {
+    const GroupPlan& g = plan_.groups[gi];
+    const GroupPlan& m = plan_.groups[gi + 1];
+    const SubOpPlan& s = plan_.subs[m.chains.front().subs.front()];
+    const bool rows = m.feed == GroupPlan::Feed::Rows;
+    lockstepHeader(gi, g);
+    line(1, "// group " + n(static_cast<int64_t>(gi + 1)) + ": " + describe(s));
+    line(1, "//   m_k " + n(s.mK) + ", u_kt " + n(s.uKt) + "; output mblock " + dimText(s.mblock) + " x ublock " +
+                dimText(s.ublock));
+    joinedHeader(m);
+    line(1, "// interleaved: " +
+                std::string(rows ? "a row of ublocks of group " : "a ublock of group ") + n(static_cast<int64_t>(gi)) +
+                ", then the matmul on it (" + n(m.feedTiles) + " tiles of operand " + n(m.feedOperand) + ")");
+    line(1, "{");
+    counts(2, g.waitAtStart, "hlk_wait_tiles");
+    counts(2, m.waitAtStart, "hlk_wait_tiles");
+    line(2, "for (int ubRow = 0; ubRow < " + n(g.mblock.r) + "; ++ubRow) {");
+    const std::string step = rows ? "this row" : "this ublock";
+    const std::string feedWait =
+        "hlk_wait_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");  // " + s.inputs[0].name + ": " + step;
+    const std::string feedPop =
+        "hlk_pop_tiles(" + n(m.feedOperand) + ", " + n(m.feedTiles) + ");  // " + s.inputs[0].name + ": done with " + step;
+    if (rows) {
+      line(3, "for (int i = 0; i < " + n(g.mblock.c) + "; ++i) {");
+      line(4, "const int ub = ubRow * " + n(g.mblock.c) + " + i;");
+      base_ = 1;
+      ublockCoords(3, g.mblock);
+      for (const ChainPlan& c : g.chains) chain(g, c);
+      base_ = 0;
+      line(3, "}");
+      line(3, feedWait);
+      line(3, "for (int j = 0; j < " + n(s.mblock.c) + "; ++j) {");
+      line(4, "const int ub = ubRow * " + n(s.mblock.c) + " + j;");
+      ublockCoords(4, s.mblock);
+      matmulUblock(4, s, m.feed);
+      base_ = 1;
+      joinedChains(m);
+      base_ = 0;
+      line(3, "}");
+      line(3, feedPop);
+    } else {
+      line(3, "for (int kb = 0; kb < " + n(s.mK) + "; ++kb) {");
+      line(4, "{");
+      line(5, "const int ub = ubRow * " + n(g.mblock.c) + " + kb;");
+      base_ = 2;
+      ublockCoords(3, g.mblock);
+      for (const ChainPlan& c : g.chains) chain(g, c);
+      base_ = 0;
+      line(4, "}");
+      line(4, feedWait);
+      line(4, "{");
+      line(5, "const int ub = ubRow;");
+      ublockCoords(5, s.mblock);
+      matmulStep(5, s, m.feed);
+      line(4, "}");
+      line(4, feedPop);
+      if (m.chains.size() > 1) {
+        line(4, "if (kb + 1 == " + n(s.mK) + ") {");
+        line(5, "const int ub = ubRow;");
+        ublockCoords(5, s.mblock);
+        base_ = 2;
+        joinedChains(m);
+        base_ = 0;
+        line(4, "}");
+      }
+      line(3, "}");
+    }
+    line(2, "}");
+    counts(2, g.popAtEnd, "hlk_pop_tiles");
+    counts(2, m.popAtEnd, "hlk_pop_tiles");
     line(1, "}");
   }
 
@@ -190,56 +288,92 @@ private:
     line(3, "hlk_release_dst();");
   }
 
+  // Output ublock by ublock, the whole inner dimension each (BUDA's order):
+  // the sum stays in dest over the m_k blocks, or, when the intermediate
+  // format would round it (intermed_df other than dest's), goes through the
+  // spill operand between blocks, one ublock at a time.
   void matmul(size_t gi, const GroupPlan& g, const SubOpPlan& s) {
-    const int64_t U = s.ublock.r * s.ublock.c;
     line(1, "// group " + n(static_cast<int64_t>(gi)) + ": " + describe(s));
     line(1, "//   m_k " + n(s.mK) + ", u_kt " + n(s.uKt) + "; output mblock " + dimText(s.mblock) + " x ublock " +
                 dimText(s.ublock));
+    joinedHeader(g);
     line(1, "{");
     counts(2, g.waitAtStart, "hlk_wait_tiles");
-    line(2, "for (int kb = 0; kb < " + n(s.mK) + "; ++kb) {");
-    line(3, "for (int ub = 0; ub < " + n(s.mblock.r * s.mblock.c) + "; ++ub) {");
-    ublockCoords(4, s.mblock);
-    line(4, "hlk_acquire_dst();");
-    if (s.mK > 1) {
-      // Zeros, or the partial sums of the previous m_k blocks.
-      line(4, "begin_sum<" + n(U) + ">(kb == 0, " + n(plan_.spillOperand) + ");");
-    } else {
-      line(4, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
-    }
-    line(4, "for (int k = 0; k < " + n(s.uKt) + "; ++k) {");
-    line(5, "const int inner = kb * " + n(s.uKt) + " + k;");
-    line(5, "for (int h = 0; h < " + n(s.ublock.r) + "; ++h) {");
-    line(6, "for (int w = 0; w < " + n(s.ublock.c) + "; ++w) {");
-    line(7, "hlk_mm_tile(" + n(s.inputs[0].operand) + ", " + n(s.inputs[1].operand) + ", " +
-                index(s.inputs[0], "ubR * " + n(s.ublock.r) + " + h", "inner", "") + ", " +
-                index(s.inputs[1], "inner", "ubC * " + n(s.ublock.c) + " + w", "") + ", h * " + n(s.ublock.c) +
-                " + w);");
-    line(6, "}");
-    line(5, "}");
-    line(4, "}");
-    auto finish = [&](int indent) {
-      if (s.reluMode) {
-        line(indent, "for (int d = 0; d < " + n(U) + "; ++d) {");
-        relu(indent + 1, s, "d");
-        line(indent, "}");
-      }
-      pack(indent, s, U);
-    };
-    if (s.mK > 1) {
-      line(4, "if (kb + 1 < " + n(s.mK) + ") {");
-      line(5, "pack_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");  // partial sums");
-      line(4, "} else {");
-      finish(5);
-      line(4, "}");
-    } else {
-      finish(4);
-    }
-    line(4, "hlk_release_dst();");
-    line(3, "}");
+    line(2, "for (int ub = 0; ub < " + n(s.mblock.r * s.mblock.c) + "; ++ub) {");
+    ublockCoords(3, s.mblock);
+    matmulUblock(3, s, GroupPlan::Feed::None);
+    joinedChains(g);
     line(2, "}");
     counts(2, g.popAtEnd, "hlk_pop_tiles");
     line(1, "}");
+  }
+
+  // The tile products of m_k block `kb` into dest, for output ublock (ubR, ubC).
+  void matmulProducts(int indent, const SubOpPlan& s, GroupPlan::Feed feed) {
+    line(indent, "for (int k = 0; k < " + n(s.uKt) + "; ++k) {");
+    line(indent + 1, "const int inner = kb * " + n(s.uKt) + " + k;");
+    line(indent + 1, "for (int h = 0; h < " + n(s.ublock.r) + "; ++h) {");
+    line(indent + 2, "for (int w = 0; w < " + n(s.ublock.c) + "; ++w) {");
+    // A fed input 0 holds one row of ublocks, or one ublock (GroupPlan::feed).
+    const std::string in0 =
+        feed == GroupPlan::Feed::None ? index(s.inputs[0], "ubR * " + n(s.ublock.r) + " + h", "inner", "")
+        : feed == GroupPlan::Feed::Rows
+            ? "tile_index<1, " + n(s.mK) + ", " + n(s.ublock.r) + ", " + n(s.uKt) + ", true>(h, inner)"
+            : "h * " + n(s.uKt) + " + k";
+    line(indent + 3, "hlk_mm_tile(" + n(s.inputs[0].operand) + ", " + n(s.inputs[1].operand) + ", " + in0 + ", " +
+                         index(s.inputs[1], "inner", "ubC * " + n(s.ublock.c) + " + w", "") + ", h * " +
+                         n(s.ublock.c) + " + w);");
+    line(indent + 2, "}");
+    line(indent + 1, "}");
+    line(indent, "}");
+  }
+
+  void matmulFinish(int indent, const SubOpPlan& s) {
+    const int64_t U = s.ublock.r * s.ublock.c;
+    if (s.reluMode) {
+      line(indent, "for (int d = 0; d < " + n(U) + "; ++d) {");
+      relu(indent + 1, s, "d");
+      line(indent, "}");
+    }
+    pack(indent, s, U);
+  }
+
+  // One output ublock over every m_k block.
+  void matmulUblock(int indent, const SubOpPlan& s, GroupPlan::Feed feed) {
+    const int64_t U = s.ublock.r * s.ublock.c;
+    if (s.spill) {
+      line(indent, "for (int kb = 0; kb < " + n(s.mK) + "; ++kb) {");
+      matmulStep(indent + 1, s, feed);
+      line(indent, "}");
+      return;
+    }
+    line(indent, "hlk_acquire_dst();");
+    line(indent, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
+    line(indent, "for (int kb = 0; kb < " + n(s.mK) + "; ++kb) {");
+    matmulProducts(indent + 1, s, feed);
+    line(indent, "}");
+    matmulFinish(indent, s);
+    line(indent, "hlk_release_dst();");
+  }
+
+  // m_k block `kb` of one output ublock: zeros or the spilled partial sums
+  // first, the partial sums spilled after (all but the last block).
+  void matmulStep(int indent, const SubOpPlan& s, GroupPlan::Feed feed) {
+    const int64_t U = s.ublock.r * s.ublock.c;
+    line(indent, "hlk_acquire_dst();");
+    if (s.spill) line(indent, "begin_sum<" + n(U) + ">(kb == 0, " + n(plan_.spillOperand) + ");");
+    else line(indent, "for (int d = 0; d < " + n(U) + "; ++d) hlk_zero_dst(d);");
+    matmulProducts(indent, s, feed);
+    if (s.mK > 1) {
+      line(indent, "if (kb + 1 < " + n(s.mK) + ") {");
+      line(indent + 1, "pack_tiles(" + n(plan_.spillOperand) + ", " + n(U) + ");  // partial sums");
+      line(indent, "} else {");
+      matmulFinish(indent + 1, s);
+      line(indent, "}");
+    } else {
+      matmulFinish(indent, s);
+    }
+    line(indent, "hlk_release_dst();");
   }
 
   void reduce(size_t gi, const GroupPlan& g, const SubOpPlan& s) {
@@ -283,6 +417,7 @@ private:
 
   const FusedPlan& plan_;
   std::ostringstream out_;
+  int base_ = 0; // extra indent of the lines written (a group nested in a fed pair)
 };
 
 } // namespace

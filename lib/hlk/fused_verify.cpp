@@ -44,7 +44,14 @@ public:
           order[static_cast<size_t>(l.index(r, c))] = {-1 - static_cast<int64_t>(in), r, c};
       buf_[static_cast<int>(in)].assign(order.begin(), order.end());
     }
-    for (size_t gi = 0; gi < plan_.groups.size() && why_.empty(); ++gi) group(gi);
+    for (size_t gi = 0; gi < plan_.groups.size() && why_.empty(); ++gi) {
+      if (gi + 1 < plan_.groups.size() && plan_.groups[gi + 1].feed != GroupPlan::Feed::None) {
+        fedPair(gi);
+        ++gi;
+      } else {
+        group(gi);
+      }
+    }
     PlanCheck result;
     result.peaks = peak_;
     result.error = why_.empty() ? finalCheck() : why_;
@@ -113,6 +120,18 @@ private:
            ", wants " + tileText(want));
   }
 
+  // A read at an index the kernel computes itself (a fed matmul input).
+  void readAt(const ReadPlan& r, int64_t row, int64_t col, int64_t index, const std::string& where) {
+    Tile want{r.value, row, col};
+    const auto& q = buf_[r.operand];
+    if (index < 0 || index >= waited_[r.operand])
+      return fail(where + " reads " + r.name + " tile " + std::to_string(index) + " but waited for " +
+                  std::to_string(waited_[r.operand]));
+    if (!(q[static_cast<size_t>(index)] == want))
+      fail(where + " reads " + r.name + " tile " + std::to_string(index) + " = " + tileText(q[static_cast<size_t>(index)]) +
+           ", wants " + tileText(want));
+  }
+
   void store(const SubOpPlan& s, int64_t row, int64_t col) {
     if (s.out == SubOpPlan::Out::Output) output_.push_back({row, col});
     else push(s.outOperand, {s.outValue, row, col});
@@ -129,60 +148,109 @@ private:
     for (const auto& c : g.waitAtStart) wait(c.operand, c.tiles, where);
     const size_t first = g.chains.front().subs.front();
     const SubOpPlan& s = plan_.subs[first];
-    if (s.kind == SubOpPlan::Kind::Matmul) matmul(first, where);
+    if (s.kind == SubOpPlan::Kind::Matmul) matmul(g, first, where);
     else if (s.kind == SubOpPlan::Kind::Reduce) reduce(s, where);
     else lockstep(g, where);
     for (const auto& c : g.popAtEnd) pop(c.operand, c.tiles, where);
   }
 
   void lockstep(const GroupPlan& g, const std::string& where) {
-    for (int64_t ub = 0; ub < g.mblock.r * g.mblock.c && why_.empty(); ++ub) {
-      auto [ubR, ubC] = coords(g.mblock, ub);
-      for (const ChainPlan& c : g.chains) {
-        for (const auto& w : c.waits) wait(w.operand, w.tiles, where);
-        for (size_t i : c.subs)
-          for (int64_t h = 0; h < g.ublock.r; ++h)
-            for (int64_t w = 0; w < g.ublock.c; ++w)
-              for (const ReadPlan& r : plan_.subs[i].inputs)
-                read(r, ubR * g.ublock.r + h, ubC * g.ublock.c + w, h * g.ublock.c + w,
-                     where + " sub-op " + quote(plan_.subs[i].name));
-        for (const auto& p : c.pops) pop(p.operand, p.tiles, where);
-        const SubOpPlan& last = plan_.subs[c.subs.back()];
+    for (int64_t ub = 0; ub < g.mblock.r * g.mblock.c && why_.empty(); ++ub) lockstepUblock(g, ub, where);
+  }
+
+  void lockstepUblock(const GroupPlan& g, int64_t ub, const std::string& where, size_t firstChain = 0) {
+    auto [ubR, ubC] = coords(g.mblock, ub);
+    for (size_t ci = firstChain; ci < g.chains.size(); ++ci) {
+      const ChainPlan& c = g.chains[ci];
+      for (const auto& w : c.waits) wait(w.operand, w.tiles, where);
+      for (size_t i : c.subs)
         for (int64_t h = 0; h < g.ublock.r; ++h)
-          for (int64_t w = 0; w < g.ublock.c; ++w) store(last, ubR * g.ublock.r + h, ubC * g.ublock.c + w);
-      }
+          for (int64_t w = 0; w < g.ublock.c; ++w)
+            for (const ReadPlan& r : plan_.subs[i].inputs)
+              read(r, ubR * g.ublock.r + h, ubC * g.ublock.c + w, h * g.ublock.c + w,
+                   where + " sub-op " + quote(plan_.subs[i].name));
+      for (const auto& p : c.pops) pop(p.operand, p.tiles, where);
+      const SubOpPlan& last = plan_.subs[c.subs.back()];
+      for (int64_t h = 0; h < g.ublock.r; ++h)
+        for (int64_t w = 0; w < g.ublock.c; ++w) store(last, ubR * g.ublock.r + h, ubC * g.ublock.c + w);
     }
   }
 
-  void matmul(size_t si, const std::string& where) {
+  // A lockstep group and the matmul it feeds, interleaved (GroupPlan::feed).
+  void fedPair(size_t gi) {
+    const GroupPlan& g = plan_.groups[gi];
+    const GroupPlan& m = plan_.groups[gi + 1];
+    const size_t si = m.chains.front().subs.front();
+    const SubOpPlan& s = plan_.subs[si];
+    const std::string where = "groups " + std::to_string(gi) + "-" + std::to_string(gi + 1);
+    for (const auto& c : g.waitAtStart) wait(c.operand, c.tiles, where);
+    for (const auto& c : m.waitAtStart) wait(c.operand, c.tiles, where);
+    for (int64_t row = 0; row < g.mblock.r && why_.empty(); ++row) {
+      if (m.feed == GroupPlan::Feed::Rows) {
+        for (int64_t i = 0; i < g.mblock.c; ++i) lockstepUblock(g, row * g.mblock.c + i, where);
+        wait(m.feedOperand, m.feedTiles, where);
+        for (int64_t c = 0; c < s.mblock.c; ++c) {
+          matmulSteps(si, row, c, 0, s.mK, m.feed, where);
+          lockstepUblock(m, row * s.mblock.c + c, where, 1);
+        }
+        pop(m.feedOperand, m.feedTiles, where);
+      } else {
+        for (int64_t kb = 0; kb < s.mK; ++kb) {
+          lockstepUblock(g, row * g.mblock.c + kb, where);
+          wait(m.feedOperand, m.feedTiles, where);
+          matmulSteps(si, row, 0, kb, kb + 1, m.feed, where);
+          pop(m.feedOperand, m.feedTiles, where);
+          if (kb + 1 == s.mK) lockstepUblock(m, row, where, 1);
+        }
+      }
+    }
+    for (const auto& c : g.popAtEnd) pop(c.operand, c.tiles, where);
+    for (const auto& c : m.popAtEnd) pop(c.operand, c.tiles, where);
+  }
+
+  // Output ublock by ublock, every m_k block of it (fused_render.cpp).
+  void matmul(const GroupPlan& g, size_t si, const std::string& where) {
+    const SubOpPlan& s = plan_.subs[si];
+    for (int64_t ub = 0; ub < s.mblock.r * s.mblock.c && why_.empty(); ++ub) {
+      auto [ubR, ubC] = coords(s.mblock, ub);
+      matmulSteps(si, ubR, ubC, 0, s.mK, GroupPlan::Feed::None, where);
+      lockstepUblock(g, ub, where, 1); // chains joined after the matmul
+    }
+  }
+
+  // m_k blocks kb0..kb1-1 of output ublock (ubR, ubC); the last stores it. A
+  // fed input 0 holds one row of ublocks (Rows) or the block's ublock (Ublocks).
+  void matmulSteps(size_t si, int64_t ubR, int64_t ubC, int64_t kb0, int64_t kb1, GroupPlan::Feed feed,
+                   const std::string& where) {
     const SubOpPlan& s = plan_.subs[si];
     const int64_t tag = -1000 - static_cast<int64_t>(si);
-    for (int64_t kb = 0; kb < s.mK && why_.empty(); ++kb)
-      for (int64_t ub = 0; ub < s.mblock.r * s.mblock.c; ++ub) {
-        auto [ubR, ubC] = coords(s.mblock, ub);
-        if (kb > 0) {
-          auto& q = buf_[plan_.spillOperand];
-          for (int64_t h = 0; h < s.ublock.r; ++h)
-            for (int64_t w = 0; w < s.ublock.c; ++w) {
-              Tile want{tag, ubR * s.ublock.r + h, ubC * s.ublock.c + w};
-              if (q.empty() || !(q.front() == want)) return fail(where + ": reloads the wrong partial sums");
-              q.pop_front();
-            }
-        }
-        for (int64_t k = 0; k < s.uKt; ++k)
-          for (int64_t h = 0; h < s.ublock.r; ++h)
-            for (int64_t w = 0; w < s.ublock.c; ++w) {
-              int64_t inner = kb * s.uKt + k;
-              read(s.inputs[0], ubR * s.ublock.r + h, inner, -1, where);
-              read(s.inputs[1], inner, ubC * s.ublock.c + w, -1, where);
-            }
+    const Layout rowLayout{1, {1, s.mK}, {s.ublock.r, s.uKt}, UblockOrder::R};
+    for (int64_t kb = kb0; kb < kb1 && why_.empty(); ++kb) {
+      if (kb > 0 && s.spill) {
+        auto& q = buf_[plan_.spillOperand];
         for (int64_t h = 0; h < s.ublock.r; ++h)
           for (int64_t w = 0; w < s.ublock.c; ++w) {
-            const int64_t row = ubR * s.ublock.r + h, col = ubC * s.ublock.c + w;
-            if (kb + 1 < s.mK) push(plan_.spillOperand, {tag, row, col});
-            else store(s, row, col);
+            Tile want{tag, ubR * s.ublock.r + h, ubC * s.ublock.c + w};
+            if (q.empty() || !(q.front() == want)) return fail(where + ": reloads the wrong partial sums");
+            q.pop_front();
           }
       }
+      for (int64_t k = 0; k < s.uKt; ++k)
+        for (int64_t h = 0; h < s.ublock.r; ++h)
+          for (int64_t w = 0; w < s.ublock.c; ++w) {
+            const int64_t inner = kb * s.uKt + k, row = ubR * s.ublock.r + h;
+            if (feed == GroupPlan::Feed::None) read(s.inputs[0], row, inner, -1, where);
+            else readAt(s.inputs[0], row, inner, feed == GroupPlan::Feed::Rows ? rowLayout.index(h, inner) : h * s.uKt + k, where);
+            read(s.inputs[1], inner, ubC * s.ublock.c + w, -1, where);
+          }
+      if (kb + 1 < s.mK && s.spill)
+        for (int64_t h = 0; h < s.ublock.r; ++h)
+          for (int64_t w = 0; w < s.ublock.c; ++w)
+            push(plan_.spillOperand, {tag, ubR * s.ublock.r + h, ubC * s.ublock.c + w});
+    }
+    if (kb1 == s.mK)
+      for (int64_t h = 0; h < s.ublock.r; ++h)
+        for (int64_t w = 0; w < s.ublock.c; ++w) store(s, ubR * s.ublock.r + h, ubC * s.ublock.c + w);
   }
 
   void reduce(const SubOpPlan& s, const std::string& where) {

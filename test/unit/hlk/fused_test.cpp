@@ -211,39 +211,111 @@ TEST_CASE("a dest value nobody reads is rejected; unsupported sub-op types are n
                  "modelled) is not supported by net2hlks yet"));
 }
 
-TEST_CASE("fused matmul with m_k > 1 keeps partial sums in the operand after the intermediates", "[hlk][fused]") {
-  // in0 2x4 tiles (q0), in1 4x2 tiles: m_k 2 x u_kt 2; output [2, 2] x [1, 1]
-  // into intermed0, then a nop to the output... blocked [2, 2] x [1, 1] too.
-  auto l = load(
-      "devices:\n  arch: grayskull\nqueues:\n" +
-      queue("q0", "HOST", "t: 1, mblock: [2, 2], ublock: [1, 2]", "Float16_b", 1) +
-      queue("q1", "HOST", "t: 1, mblock: [2, 2], ublock: [2, 1]", "Float16_b", 2) +
-      queue("out", "op", "t: 1, mblock: [2, 2], ublock: [1, 1]", "Float16_b", 3) +
-      "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
-      "    op: {type: fused_op, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0, q1], in_df: [Float16_b, Float16_b], "
-      "out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, math_fidelity: HiFi4, t: 1, "
-      "mblock: [2, 2], ublock: [1, 1], attributes: {fused_op_id: 0}}\n"
-      "programs:\n  - run:\n    - execute: {graph_name: g}\n"
-      "fused_ops:\n  0:\n"
-      R"(    inputs: 2
+// in0 2x4 tiles (q0), in1 4x2 tiles: m_k 2 x u_kt 2; output [2, 2] x [1, 1]
+// into intermed0, then a nop to the output... blocked [2, 2] x [1, 1] too.
+static std::string fusedMatmulNetlist(const std::string& intermedDf) {
+  return "devices:\n  arch: grayskull\nqueues:\n" +
+         queue("q0", "HOST", "t: 1, mblock: [2, 2], ublock: [1, 2]", "Float16_b", 1) +
+         queue("q1", "HOST", "t: 1, mblock: [2, 2], ublock: [2, 1]", "Float16_b", 2) +
+         queue("out", "op", "t: 1, mblock: [2, 2], ublock: [1, 1]", "Float16_b", 3) +
+         "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
+         "    op: {type: fused_op, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0, q1], in_df: [Float16_b, Float16_b], "
+         "out_df: Float16_b, intermed_df: " + intermedDf + ", acc_df: Float16_b, math_fidelity: HiFi4, t: 1, "
+         "mblock: [2, 2], ublock: [1, 1], attributes: {fused_op_id: 0}}\n"
+         "programs:\n  - run:\n    - execute: {graph_name: g}\n"
+         "fused_ops:\n  0:\n"
+         R"(    inputs: 2
     intermediates: 1
     schedules:
       -
         - mm: {type: matmul, inputs: [input0, input1], attributes: {m_k: 2, u_kt: 2}, mblock: [2, 2], ublock: [1, 1], output: intermed0}
       -
         - n: {type: nop, inputs: [intermed0], pop: [intermed0], mblock: [2, 2], ublock: [1, 1], output: output}
-)");
+)";
+}
+
+TEST_CASE("fused matmul with m_k > 1 sums in dest, one output ublock at a time", "[hlk][fused]") {
+  // intermed_df is dest's format: no operand for partial sums (as BUDA's).
+  auto l = load(fusedMatmulNetlist("Float16_b"));
+  auto c = configure(l, "op");
+  REQUIRE(c->config);
+  const KernelConfig& k = *c->config;
+  CHECK(k.fused->spillOperand == -1);
+  for (const OperandInfo& o : k.operands) CHECK(o.operand != 25);
+  // The nop runs with the matmul, output ublock by ublock: intermed0 holds one.
+  CHECK(operand(k, 24).minTiles == 1);
+  // Matmul inputs are held whole: in0 2x4 = 8 tiles, in1 4x2 = 8 tiles.
+  CHECK(operand(k, 0).minTiles == 8);
+  CHECK(*operand(k, 0).layout == Layout{1, {2, 2}, {1, 2}, UblockOrder::R});
+  // Input 1 column of ublocks by column, as BUDA's net2pipe sends it to a fused matmul.
+  CHECK(*operand(k, 1).layout == Layout{1, {2, 2}, {2, 1}, UblockOrder::C});
+  CHECK(verifyFusedPlan(*k.fused).error.empty());
+  CHECK_FALSE(contains(renderKernel(k).source, "begin_sum<1>"));
+}
+
+TEST_CASE("fused matmul whose intermed_df would round the partial sums spills one ublock of them", "[hlk][fused]") {
+  auto l = load(fusedMatmulNetlist("Bfp8_b"));
   auto c = configure(l, "op");
   REQUIRE(c->config);
   const KernelConfig& k = *c->config;
   CHECK(k.fused->spillOperand == 25);
   CHECK(operand(k, 25).role == OperandRole::Spill);
-  CHECK(operand(k, 25).minTiles == 4); // the 2x2 output tiles' partial sums
-  CHECK(operand(k, 24).minTiles == 4);
-  // Matmul inputs are held whole: in0 2x4 = 8 tiles, in1 4x2 = 8 tiles.
-  CHECK(operand(k, 0).minTiles == 8);
-  CHECK(*operand(k, 0).layout == Layout{1, {2, 2}, {1, 2}, UblockOrder::R});
-  CHECK(*operand(k, 1).layout == Layout{1, {2, 2}, {2, 1}, UblockOrder::R});
+  CHECK(operand(k, 25).minTiles == 1); // one output ublock's partial sums, not the block's 4
+  CHECK(operand(k, 24).minTiles == 1);
   CHECK(verifyFusedPlan(*k.fused).error.empty());
   CHECK(contains(renderKernel(k).source, "pack_tiles(25, 1);  // partial sums"));
+}
+
+// A matmul whose input 0 the lockstep group before it writes runs interleaved
+// with it: a row of ublocks (m_k of them) when its output is wider than one
+// ublock, one ublock (with a one-ublock spill) when it is one ublock wide.
+TEST_CASE("fused matmul fed by the group before it holds one row or one ublock of its input 0", "[hlk][fused]") {
+  auto netlist = [](const std::string& outBlock, const std::string& in1Block, int64_t mk) {
+    return "devices:\n  arch: grayskull\nqueues:\n" +
+           queue("q0", "HOST", "t: 1, mblock: [2, " + std::to_string(mk) + "], ublock: [1, 2]", "Float16_b", 1) +
+           queue("q1", "HOST", "t: 1, " + in1Block, "Float16_b", 2) +
+           queue("out", "op", "t: 1, " + outBlock + ", ublock: [1, 1]", "Float16_b", 3) +
+           "graphs:\n  g:\n    target_device: 0\n    input_count: 1\n"
+           "    op: {type: fused_op, grid_loc: [0, 0], grid_size: [1, 1], inputs: [q0, q1], in_df: [Float16_b, "
+           "Float16_b], out_df: Float16_b, intermed_df: Float16_b, acc_df: Float16_b, math_fidelity: HiFi4, t: 1, " +
+           outBlock + ", ublock: [1, 1], attributes: {fused_op_id: 0}}\n"
+           "programs:\n  - run:\n    - execute: {graph_name: g}\n"
+           "fused_ops:\n  0:\n    inputs: 2\n    intermediates: 2\n    schedules:\n      -\n"
+           "        - a: {type: abs, inputs: [input0], mblock: [2, " + std::to_string(mk) +
+           "], ublock: [1, 2], output: intermed0}\n"
+           "        - mm: {type: matmul, inputs: [intermed0, input1], " + outBlock +
+           ", ublock: [1, 1], pop: [intermed0], attributes: {m_k: " + std::to_string(mk) +
+           ", u_kt: 2}, output: intermed1}\n      -\n"
+           "        - n: {type: nop, inputs: [intermed1], " + outBlock + ", ublock: [1, 1], pop: [intermed1], output: output}\n";
+  };
+  SECTION("rows: output mblock [2, 2], m_k 3") {
+    auto l = load(netlist("mblock: [2, 2]", "mblock: [3, 2], ublock: [2, 1]", 3));
+    auto c = configure(l, "op");
+    REQUIRE(c->config);
+    const KernelConfig& k = *c->config;
+    // The nop of the next schedule joins the matmul's group (its output streams).
+    REQUIRE(k.fused->groups.size() == 2);
+    CHECK(k.fused->groups[1].chains.size() == 2);
+    CHECK(operand(k, 25).minTiles == 1);
+    CHECK(k.fused->groups[1].feed == GroupPlan::Feed::Rows);
+    CHECK(k.fused->groups[1].feedTiles == 6);
+    CHECK(operand(k, 24).minTiles == 6); // one row: 3 ublocks of 2 (the whole value: 12)
+    CHECK(k.fused->spillOperand == -1);
+    CHECK(verifyFusedPlan(*k.fused).error.empty());
+    CHECK(contains(renderKernel(k).source, "hlk_wait_tiles(24, 6);  // intermed0: this row"));
+  }
+  SECTION("ublocks: output mblock [2, 1], m_k 4") {
+    auto l = load(netlist("mblock: [2, 1]", "mblock: [4, 1], ublock: [2, 1]", 4));
+    auto c = configure(l, "op");
+    REQUIRE(c->config);
+    const KernelConfig& k = *c->config;
+    REQUIRE(k.fused->groups.size() == 2);
+    CHECK(k.fused->groups[1].chains.size() == 2);
+    CHECK(operand(k, 25).minTiles == 1);
+    CHECK(k.fused->groups[1].feed == GroupPlan::Feed::Ublocks);
+    CHECK(operand(k, 24).minTiles == 2); // one ublock (the whole value: 16)
+    CHECK(k.fused->spillOperand == 26);
+    CHECK(operand(k, 26).minTiles == 1); // one output ublock of partial sums
+    CHECK(verifyFusedPlan(*k.fused).error.empty());
+  }
 }
