@@ -35,7 +35,7 @@ constexpr int64_t kStrip = 64; // columns of C (and of B's packed strip) per pas
 constexpr int64_t kBlockRows = 8; // rows of C per pass over the strip (addTile)
 // Floats of packed B per pass over the rows of C (256 KB: the tiles of a
 // deep product are taken a chunk at a time so that their strip stays in L2).
-constexpr int64_t kChunkFloats = 64 * 1024;
+constexpr int64_t kChunkFloats = 16 * 1024;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TESSERA_GEMM_TILES_AVX512 1
