@@ -285,7 +285,8 @@ TEST_CASE("gemm: per-tile product speed", "[.bench]") {
   std::mt19937 rng(1);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   struct Shape { int64_t m, k, n; };
-  for (const Shape s : {Shape{128, 768, 768}, Shape{128, 768, 3072}, Shape{128, 3072, 768}, Shape{128, 64, 128}}) {
+  for (const Shape s : {Shape{128, 768, 768}, Shape{128, 768, 3072}, Shape{128, 3072, 768}, Shape{128, 64, 128},
+                        Shape{128, 768, 32}}) {
     std::vector<float> a0(s.m * s.k), a1(s.m * s.k), b0(s.k * s.n), b1(s.k * s.n);
     for (auto* v : {&a0, &a1, &b0, &b1})
       for (float& x : *v) x = normal(rng);
