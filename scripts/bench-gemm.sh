@@ -3,8 +3,10 @@
 # Float16_b dest rounded after every 32-deep tile), bert-base shapes. Runs the
 # hidden [.bench] case of unit-tests-golden: the Eigen path (one GEMM call per
 # 64-row panel, term and tile, then rounding), the per-tile kernel
-# (gemmTilesRounded, in the device order) and, for scale, one plain Eigen GEMM without per-tile
-# rounding. When Debian's OpenBLAS is installed (libopenblas-dev), the same
+# (gemmTilesRounded, in the device order, B packed per call), the same kernel
+# over B packed once (gemmTilesPacked: what a matmul whose entries share a
+# weight does per entry) and, for scale, one plain Eigen GEMM without per-tile
+# rounding. Times are thread CPU time (the machine is shared). When Debian's OpenBLAS is installed (libopenblas-dev), the same
 # per-tile calls through cblas_sgemm (speed only: its summation order is not
 # the reference's, and it does not round). Best of 5 runs per line.
 #

@@ -122,16 +122,19 @@ public:
       : spec_(spec), fused_(fused) {
     // The unpacker reads each input from L1 in its in_df, before any sub-op
     // TM: round once here so a broadcast copies stored values.
-    inputs_.assign(inputs.begin(), inputs.end());
-    if (spec.inDf.size() == inputs_.size())
-      for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (!spec.roundsInput(i)) continue;
-        try {
-          roundTo(spec.inDf[i], inputs_[i]);
-        } catch (const GoldenError& e) {
-          throw GoldenError(where() + "input" + std::to_string(i) + ": " + e.what());
-        }
+    // Inputs are read in place; only one that needs rounding is copied.
+    rounded_.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      inputs_.push_back(&inputs[i]);
+      if (spec.inDf.size() != inputs.size() || !spec.roundsInput(i)) continue;
+      rounded_[i] = inputs[i];
+      inputs_[i] = &*rounded_[i];
+      try {
+        roundTo(spec.inDf[i], *rounded_[i]);
+      } catch (const GoldenError& e) {
+        throw GoldenError(where() + "input" + std::to_string(i) + ": " + e.what());
       }
+    }
     if (fused.intermediates.present() && fused.intermediates.value > 0)
       intermeds_.resize(static_cast<size_t>(fused.intermediates.value));
   }
@@ -180,15 +183,18 @@ private:
                        [&](const netlist::Tm& tm) { return tm.kind == TmKind::Broadcast && tm.dim == dim; });
   }
 
-  // The value operand `in` presents to the sub-op, after its TMs.
-  Tensor readOperand(const Operand& in, size_t counter) {
+  // The value operand `in` presents to the sub-op, after its TMs. `take`:
+  // the buffer is not read again (dest, or an intermediate this sub-op pops),
+  // so its value is moved out instead of copied.
+  Tensor readOperand(const Operand& in, size_t counter, bool take) {
     BufName b = parseBufName(in.name);
     const Tensor* src = nullptr;
     switch (b.kind) {
     case BufKind::Input:
       if (static_cast<size_t>(b.index) >= inputs_.size())
         throw GoldenError("reads " + in.name + " but the op has " + std::to_string(inputs_.size()) + " input(s)");
-      src = &inputs_[b.index];
+      src = inputs_[b.index];
+      take = false; // every input stays readable
       break;
     case BufKind::Intermed: {
       if (static_cast<size_t>(b.index) >= intermeds_.size())
@@ -213,7 +219,7 @@ private:
       break;
     default: throw GoldenError("invalid input name " + quote(in.name) + " (expected inputN, intermedN or dest)");
     }
-    if (in.tms.empty()) return *src;
+    if (in.tms.empty()) return take ? std::move(*const_cast<Tensor*>(src)) : *src;
     for (const netlist::Tm& tm : in.tms)
       if (tm.kind != TmKind::Broadcast && tm.kind != TmKind::TileBroadcast)
         throw GoldenError(std::string(netlist::tmKindName(tm.kind)) + " on " + in.name +
@@ -278,7 +284,17 @@ private:
 
     std::vector<Tensor> operands;
     operands.reserve(sub.inputs.size());
-    for (const Operand& in : sub.inputs) operands.push_back(readOperand(in, counter));
+    for (size_t j = 0; j < sub.inputs.size(); ++j) {
+      // Moved out only when no other operand of this sub-op reads the same
+      // buffer and nothing reads its value later: dest (read by the next
+      // sub-op only) or an intermediate this sub-op pops.
+      const std::string& name = sub.inputs[j].name;
+      bool take = std::count_if(sub.inputs.begin(), sub.inputs.end(), [&](const Operand& o) { return o.name == name; }) == 1;
+      if (take && parseBufName(name).kind == BufKind::Intermed)
+        take = std::any_of(sub.pop.begin(), sub.pop.end(), [&](const auto& p) { return p.value == name; }) ||
+               std::any_of(sub.popLast.begin(), sub.popLast.end(), [&](const auto& p) { return p.value == name; });
+      operands.push_back(readOperand(sub.inputs[j], counter, take));
+    }
 
     OpAttributes attrs = attributesOf(sub);
     std::vector<DataFormat> inDf;
@@ -367,7 +383,8 @@ private:
 
   const OpSpec& spec_;
   const FusedOp& fused_;
-  std::vector<Tensor> inputs_;
+  std::vector<const Tensor*> inputs_;           // the op's inputs, or their rounded copies
+  std::vector<std::optional<Tensor>> rounded_;  // inputs rounded to in_df here
   std::vector<Intermed> intermeds_;
   std::optional<Dest> dest_;
   std::optional<Tensor> output_;

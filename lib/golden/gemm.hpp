@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace tessera::golden {
 
@@ -34,6 +35,29 @@ struct GemmTerm {
 // Returns false (C untouched) only for an empty shape or no tiles.
 bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> terms, int64_t lda, int64_t ldb,
                       int64_t tiles, DataFormat dest);
+
+// The B operands of a product's terms, packed once into column strips (each
+// strip every term's rows, contiguous) for several gemmTilesPacked calls: the
+// entries of a matmul that share one weight matrix, and its m_k blocks.
+class PackedTerms {
+public:
+  // b[t] is term t's B: `depth` rows (a multiple of 32) of n values, row stride ldb.
+  void pack(std::span<const float* const> b, int64_t ldb, int64_t depth, int64_t n);
+  int64_t terms() const { return terms_; }
+  int64_t depth() const { return depth_; }
+  int64_t cols() const { return n_; }
+  const float* data() const { return data_.data(); }
+
+private:
+  std::vector<float> data_;
+  int64_t terms_ = 0, depth_ = 0, n_ = 0;
+};
+
+// gemmTilesRounded over B packed beforehand: tiles [tile0, tile0 + tiles) of
+// the packed depth; a[t] is term t's A at inner index 0 (row stride lda), as
+// many as b has terms. The same order and bits as gemmTilesRounded.
+bool gemmTilesPacked(float* c, int64_t m, std::span<const float* const> a, int64_t lda, const PackedTerms& b,
+                     int64_t tile0, int64_t tiles, DataFormat dest);
 
 // Rows of C per panel of ops.cpp's gemmAccumulate path (kPanelRows).
 constexpr int64_t kGemmPanelRows = 64;

@@ -33,9 +33,13 @@ namespace {
 constexpr int64_t kTileK = 32;
 constexpr int64_t kStrip = 64; // columns of C (and of B's packed strip) per pass
 constexpr int64_t kBlockRows = 8; // rows of C per pass over the strip (addTile)
+// Floats of packed B per pass over the rows of C (256 KB: the tiles of a
+// deep product are taken a chunk at a time so that their strip stays in L2).
+constexpr int64_t kChunkFloats = 16 * 1024;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TESSERA_GEMM_TILES_AVX512 1
+#include <immintrin.h>
 typedef float V16 __attribute__((vector_size(64)));
 #else
 #define TESSERA_GEMM_TILES_AVX512 0
@@ -152,6 +156,67 @@ __attribute__((target("avx512f"))) void addTile8x32(float* c, int64_t ldc, const
   }
 }
 
+// Float16_b rounding of 16 values, the same steps as roundBf16 (signed
+// compares, so a NaN's wrapped sum behaves the same).
+__attribute__((target("avx512f"))) inline __m512 roundBf16x16(__m512 x) {
+  const __m512i u = _mm512_castps_si512(x);
+  const __m512i sign = _mm512_and_si512(u, _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  const __m512i mag = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i inf = _mm512_set1_epi32(0x7F800000);
+  const __m512i minNormal = _mm512_set1_epi32(0x00800000);
+  __m512i r = _mm512_and_si512(_mm512_add_epi32(mag, _mm512_set1_epi32(0x8000)),
+                               _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+  r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epi32_mask(r, _mm512_set1_epi32(0x7F7F0000)), inf); // overflow
+  const __mmask16 keep = static_cast<__mmask16>(_mm512_cmpge_epi32_mask(r, minNormal) &  // not denormal
+                                                _mm512_cmpge_epi32_mask(mag, minNormal)); // nor zero
+  r = _mm512_or_si512(_mm512_maskz_mov_epi32(keep, r), sign);
+  r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epi32_mask(mag, inf), _mm512_set1_epi32(0x7FC00000)); // NaN
+  return _mm512_castsi512_ps(r);
+}
+
+// C[0..8) x [0..32) += one tile's products of every term in turn (term ti:
+// A at a[ti] + aOff, B at b + ti * bTermStride, row stride ldb), then, with
+// Round, C rounded to Float16_b in registers before the one store. Each
+// term's 16 running sums as in addTile8x32; C stays in L1 between terms.
+template <bool Round>
+__attribute__((target("avx512f"))) void tileTerms8x32(float* c, int64_t ldc, const float* const* a, int64_t aOff,
+                                                      int64_t lda, const float* b, int64_t bTermStride, int64_t ldb,
+                                                      int64_t terms) {
+  for (int64_t ti = 0; ti < terms; ++ti) {
+    const float* at = a[ti] + aOff;
+    const float* bt = b + ti * bTermStride;
+    V16 lo[8], hi[8];
+    #pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) lo[i] = hi[i] = V16{};
+    for (int64_t k = 0; k < kTileK; ++k) {
+      V16 b0, b1;
+      std::memcpy(&b0, bt + k * ldb, sizeof b0);
+      std::memcpy(&b1, bt + k * ldb + 16, sizeof b1);
+      #pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const V16 ai = at[i * lda + k] - V16{};
+        lo[i] += ai * b0;
+        hi[i] += ai * b1;
+      }
+    }
+    const bool round = Round && ti + 1 == terms;
+    #pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      float* row = c + i * ldc;
+      V16 r0, r1;
+      std::memcpy(&r0, row, sizeof r0);
+      std::memcpy(&r1, row + 16, sizeof r1);
+      r0 = r0 + lo[i];
+      r1 = r1 + hi[i];
+      if (round) {
+        r0 = (V16)roundBf16x16((__m512)r0);
+        r1 = (V16)roundBf16x16((__m512)r1);
+      }
+      std::memcpy(row, &r0, sizeof r0);
+      std::memcpy(row + 16, &r1, sizeof r1);
+    }
+  }
+}
 #endif
 
 void addTile4(float* c, int64_t ldc, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t rows,
@@ -207,35 +272,88 @@ void roundRow(DataFormat dest, float* row, int64_t width) {
 
 } // namespace
 
-bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> terms, int64_t lda, int64_t ldb,
-                      int64_t tiles, DataFormat dest) {
-  if (m <= 0 || n <= 0 || tiles < 1) return false;
-  // Column strips of C outer; each term's strip of B (tiles x 32 rows) is
-  // copied to a contiguous buffer that stays in cache over all rows of C (read
-  // in place, every row of B is another page: TLB misses cost more than the
-  // copy). Then 8 rows of C at a time, every tile and term, then rounding.
-  const int64_t depth = tiles * kTileK;
-  thread_local std::vector<float> packed;
-  packed.resize(static_cast<size_t>(static_cast<int64_t>(terms.size()) * depth * kStrip));
+void PackedTerms::pack(std::span<const float* const> b, int64_t ldb, int64_t depth, int64_t n) {
+  terms_ = static_cast<int64_t>(b.size());
+  depth_ = depth;
+  n_ = n;
+  // Strip s (columns [64s, 64s + width)) starts after the full strips before
+  // it: terms x depth x 64s floats; term ti's row k at (ti * depth + k) * width.
+  data_.resize(static_cast<size_t>(terms_ * depth * n));
   for (int64_t j0 = 0; j0 < n; j0 += kStrip) {
     const int64_t width = std::min(n, j0 + kStrip) - j0;
-    for (size_t ti = 0; ti < terms.size(); ++ti)
+    float* strip = data_.data() + terms_ * depth * j0;
+    for (int64_t ti = 0; ti < terms_; ++ti)
       for (int64_t k = 0; k < depth; ++k)
-        std::copy_n(terms[ti].b + k * ldb + j0, width, packed.data() + (static_cast<int64_t>(ti) * depth + k) * width);
-    for (int64_t r0 = 0; r0 < m; r0 += kBlockRows) {
-      const int64_t rows = std::min<int64_t>(kBlockRows, m - r0);
-      float* cRows = c + r0 * n + j0;
-      for (int64_t t = 0; t < tiles; ++t) {
-        for (size_t ti = 0; ti < terms.size(); ++ti) {
-          const float* a = terms[ti].a + r0 * lda + t * kTileK;
-          const float* b = packed.data() + (static_cast<int64_t>(ti) * depth + t * kTileK) * width;
-          addTile(cRows, n, a, lda, b, width, rows, width);
+        std::copy_n(b[static_cast<size_t>(ti)] + k * ldb + j0, width, strip + (ti * depth + k) * width);
+  }
+}
+
+bool gemmTilesPacked(float* c, int64_t m, std::span<const float* const> a, int64_t lda, const PackedTerms& b,
+                     int64_t tile0, int64_t tiles, DataFormat dest) {
+  const int64_t n = b.cols(), terms = b.terms(), depth = b.depth();
+  if (m <= 0 || n <= 0 || tiles < 1 || terms < 1 || static_cast<int64_t>(a.size()) != terms || tile0 < 0 ||
+      (tile0 + tiles) * kTileK > depth)
+    return false;
+#if TESSERA_GEMM_TILES_AVX512
+  const bool avx512 = cpuHasAvx512f();
+#else
+  const bool avx512 = false;
+#endif
+  const bool roundInKernel = avx512 && dest == DataFormat::Float16_b;
+  // Column strips of C outer, then a chunk of tiles whose packed B stays in
+  // L2, then 8 rows of C at a time, each tile and term in turn, rounding after
+  // each tile. Every value still sees its tiles in ascending order with a
+  // rounding after each: the chunks only reorder work between values.
+  const int64_t chunk = std::max<int64_t>(1, kChunkFloats / (terms * kTileK * kStrip));
+  for (int64_t j0 = 0; j0 < n; j0 += kStrip) {
+    const int64_t width = std::min(n, j0 + kStrip) - j0;
+    const float* strip = b.data() + terms * depth * j0;
+    const int64_t termStride = depth * width;
+    for (int64_t t0 = tile0; t0 < tile0 + tiles; t0 += chunk) {
+      const int64_t t1 = std::min(tile0 + tiles, t0 + chunk);
+      for (int64_t r0 = 0; r0 < m; r0 += kBlockRows) {
+        const int64_t rows = std::min<int64_t>(kBlockRows, m - r0);
+        float* cRows = c + r0 * n + j0;
+        for (int64_t t = t0; t < t1; ++t) {
+          const float* bt = strip + t * kTileK * width;
+          const int64_t aOff = r0 * lda + t * kTileK;
+          int64_t done = 0;
+#if TESSERA_GEMM_TILES_AVX512
+          if (avx512 && rows == kBlockRows)
+            for (; done + 32 <= width; done += 32) {
+              if (roundInKernel)
+                tileTerms8x32<true>(cRows + done, n, a.data(), aOff, lda, bt + done, termStride, width, terms);
+              else
+                tileTerms8x32<false>(cRows + done, n, a.data(), aOff, lda, bt + done, termStride, width, terms);
+            }
+#endif
+          if (done < width)
+            for (int64_t ti = 0; ti < terms; ++ti)
+              addTile(cRows + done, n, a[static_cast<size_t>(ti)] + aOff, lda, bt + ti * termStride + done, width,
+                      rows, width - done);
+          const int64_t from = roundInKernel ? done : 0;
+          if (from < width)
+            for (int64_t i = 0; i < rows; ++i) roundRow(dest, cRows + i * n + from, width - from);
         }
-        for (int64_t i = 0; i < rows; ++i) roundRow(dest, cRows + i * n, width);
       }
     }
   }
   return true;
+}
+
+bool gemmTilesRounded(float* c, int64_t m, int64_t n, std::span<const GemmTerm> terms, int64_t lda, int64_t ldb,
+                      int64_t tiles, DataFormat dest) {
+  if (m <= 0 || n <= 0 || tiles < 1 || terms.empty()) return false;
+  thread_local PackedTerms packed;
+  thread_local std::vector<const float*> as, bs;
+  as.clear();
+  bs.clear();
+  for (const GemmTerm& t : terms) {
+    as.push_back(t.a);
+    bs.push_back(t.b);
+  }
+  packed.pack(bs, ldb, tiles * kTileK, n);
+  return gemmTilesPacked(c, m, as, lda, packed, 0, tiles, dest);
 }
 
 } // namespace tessera::golden

@@ -325,35 +325,50 @@ Tensor evalMatmul(const OpSpec& spec, std::span<const Tensor> inputs) {
   // Partial sums leave dest for the intermediate buffer after every m_k block
   // (and every accumulated t slice) except the last, so they are rounded there
   // (and to the dest format again when they come back).
+  // The 16-bit dest's kernel takes B packed into column strips: packed once
+  // per slice, and once for all entries when they share one weight matrix.
+  thread_local PackedTerms packed;
+  // Between m_k blocks the kernel's partial sums are already rounded to dest:
+  // an intermed_df equal to dest rounds nothing more there (rounding is
+  // idempotent), so the blocks are one call over every tile.
+  const bool wholeK = perTile && !inPlace && spec.intermedDf == dest;
   for (int64_t w = 0; w < in0.w; ++w) {
     for (int64_t zo = 0; zo < outZ; ++zo) {
       float* acc = out.matrix(inPlace ? w * chainLength : w, zo);
       int64_t step = 0;
       for (int64_t zi = 0; zi < zGroup; ++zi) {
         const int64_t z = zo * zGroup + zi;
+        const bool rhsAsBefore = shared && in1.z == 1 && w > 0;
         const auto pairs = terms.slice(in0.matrix(w, z), static_cast<size_t>(m * k), in1.matrix(shared ? 0 : w, z),
-                                       static_cast<size_t>(k * n), shared && in1.z == 1 && w > 0);
+                                       static_cast<size_t>(k * n), rhsAsBefore);
+        const float* lhsOf[2];
+        size_t count = 0;
+        if (perTile) {
+          const float* rhsOf[2];
+          for (const auto& [lhs, rhs] : pairs) {
+            lhsOf[count] = lhs;
+            rhsOf[count++] = rhs;
+          }
+          if (!rhsAsBefore) packed.pack(std::span<const float* const>(rhsOf, count), n, k, n);
+          if (wholeK && gemmTilesPacked(acc, m, std::span<const float* const>(lhsOf, count), k, packed, 0, kTiles, dest))
+            continue;
+        }
         for (int64_t block = 0; block < mK; ++block) {
           if (inPlace) acc = out.matrix(w * chainLength + step, zo);
           // A 16-bit dest: the per-tile kernel, in the device's summation
           // order (gemm_tiles.cpp). Otherwise Eigen, a panel of output rows
           // at a time, so the partial sums stay in cache between the tile
           // products and their rounding.
-          const int64_t kc0 = block * blockCols;
-          if (perTile) {
-            GemmTerm blockTerms[2];
-            size_t count = 0;
-            for (const auto& [lhs, rhs] : pairs) blockTerms[count++] = {lhs + kc0, rhs + kc0 * n};
-            if (gemmTilesRounded(acc, m, n, std::span<const GemmTerm>(blockTerms, count), k, n, uKt, dest)) {
-              // The kernel left every value rounded to dest: rounding to the
-              // same format again changes no bit (it is idempotent), so only
-              // another intermed_df costs a pass.
-              if (++step < chainLength && !inPlace && spec.intermedDf != dest) {
-                roundAcc(spec.intermedDf, acc);
-                roundAcc(dest, acc);
-              }
-              continue;
+          if (perTile &&
+              gemmTilesPacked(acc, m, std::span<const float* const>(lhsOf, count), k, packed, block * uKt, uKt, dest)) {
+            // The kernel left every value rounded to dest: rounding to the
+            // same format again changes no bit (it is idempotent), so only
+            // another intermed_df costs a pass.
+            if (++step < chainLength && !inPlace && spec.intermedDf != dest) {
+              roundAcc(spec.intermedDf, acc);
+              roundAcc(dest, acc);
             }
+            continue;
           }
           const int64_t panel = perTile ? kPanelRows : m;
           for (int64_t r0 = 0; r0 < m; r0 += panel) {
@@ -533,18 +548,21 @@ Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Te
   const Tensor& a = inputs[0];
   const Tensor& b = inputs[1];
   if (!a.sameShape(b)) fail(spec, "input shapes differ: " + shapeText(a) + " vs " + shapeText(b));
-  Tensor out(a.w, a.z, a.r, a.c);
+  // Every value is appended once (not zero-filled first: the fill and its
+  // page faults cost as much as the operation).
+  Tensor out = Tensor::reserved(a.w, a.z, a.r, a.c);
   const DataFormat dest = destFormatOf(spec.accDf);
   // One loop per operation, in fixed runs of 16 through local copies: the
   // form -O2 vectorizes (the per-value operation is the same).
   auto each = [&](auto fn) {
     constexpr size_t kChunk = 4096; // 16 KB: stays in L1 until rounded
-    const size_t total = out.data.size();
+    float chunk[kChunk];
+    const size_t total = a.data.size();
     for (size_t start = 0; start < total; start += kChunk) {
       const size_t n = std::min(kChunk, total - start);
       const float* pa = a.data.data() + start;
       const float* pb = b.data.data() + start;
-      float* po = out.data.data() + start;
+      float* po = chunk;
       size_t i = 0;
       for (; i + 16 <= n; i += 16) {
         float x[16], y[16], z[16];
@@ -555,6 +573,7 @@ Tensor evalEltwiseBinary(const OpSpec& spec, BinaryKind kind, std::span<const Te
       }
       for (; i < n; ++i) po[i] = fn(pa[i], pb[i]);
       if (roundDest) roundTo(dest, std::span<float>(po, n));
+      out.data.insert(out.data.end(), po, po + n);
     }
     destRounded = roundDest;
   };
