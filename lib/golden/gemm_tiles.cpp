@@ -121,41 +121,6 @@ inline void addTile4x8(float* c, int64_t ldc, const float* a, int64_t lda, const
 #endif
 
 #if TESSERA_GEMM_TILES_AVX512
-// C[0..8) x [0..32) += the tile's products: 16 running sums in registers
-// (AVX-512 has 32), each row of B loaded once for 8 rows of C where the AVX2
-// kernel loads it for 4: half the B traffic from cache per product, which
-// bounds the deep (k 1024-4096) matmuls of the bert netlists. Picked at run
-// time (the build targets AVX2 at most). The broadcast is `x - 0`, exact for
-// every x (-0 included), so GCC emits a plain broadcast.
-__attribute__((target("avx512f"))) void addTile8x32(float* c, int64_t ldc, const float* a, int64_t lda,
-                                                    const float* b, int64_t ldb) {
-  V16 lo[8], hi[8];
-  #pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) lo[i] = hi[i] = V16{};
-  for (int64_t k = 0; k < kTileK; ++k) {
-    V16 b0, b1;
-    std::memcpy(&b0, b + k * ldb, sizeof b0);
-    std::memcpy(&b1, b + k * ldb + 16, sizeof b1);
-    #pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-      const V16 ai = a[i * lda + k] - V16{};
-      lo[i] += ai * b0;
-      hi[i] += ai * b1;
-    }
-  }
-  #pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    float* row = c + i * ldc;
-    V16 r0, r1;
-    std::memcpy(&r0, row, sizeof r0);
-    std::memcpy(&r1, row + 16, sizeof r1);
-    r0 = r0 + lo[i];
-    r1 = r1 + hi[i];
-    std::memcpy(row, &r0, sizeof r0);
-    std::memcpy(row + 16, &r1, sizeof r1);
-  }
-}
-
 // Float16_b rounding of 16 values, the same steps as roundBf16 (signed
 // compares, so a NaN's wrapped sum behaves the same).
 __attribute__((target("avx512f"))) inline __m512 roundBf16x16(__m512 x) {
@@ -177,7 +142,12 @@ __attribute__((target("avx512f"))) inline __m512 roundBf16x16(__m512 x) {
 // C[0..8) x [0..32) += one tile's products of every term in turn (term ti:
 // A at a[ti] + aOff, B at b + ti * bTermStride, row stride ldb), then, with
 // Round, C rounded to Float16_b in registers before the one store. Each
-// term's 16 running sums as in addTile8x32; C stays in L1 between terms.
+// term keeps 16 running sums in registers (AVX-512 has 32), each row of B
+// loaded once for 8 rows of C where the AVX2 kernel loads it for 4: half the
+// B traffic from cache per product, which bounds the deep (k 1024-4096)
+// matmuls of the bert netlists. Picked at run time (the build targets AVX2
+// at most). The broadcast is `x - 0`, exact for every x (-0 included), so
+// GCC emits a plain broadcast. C stays in L1 between terms.
 template <bool Round>
 __attribute__((target("avx512f"))) void tileTerms8x32(float* c, int64_t ldc, const float* const* a, int64_t aOff,
                                                       int64_t lda, const float* b, int64_t bTermStride, int64_t ldb,
@@ -216,6 +186,13 @@ __attribute__((target("avx512f"))) void tileTerms8x32(float* c, int64_t ldc, con
       std::memcpy(row + 16, &r1, sizeof r1);
     }
   }
+}
+
+// C[0..8) x [0..32) += the tile's products: one term of tileTerms8x32,
+// unrounded.
+__attribute__((target("avx512f"))) void addTile8x32(float* c, int64_t ldc, const float* a, int64_t lda,
+                                                    const float* b, int64_t ldb) {
+  tileTerms8x32<false>(c, ldc, &a, 0, lda, b, 0, ldb, 1);
 }
 #endif
 
