@@ -111,18 +111,16 @@ private:
     const int64_t sr = r.rowsMod ? row % r.rowsMod : row, sc = r.colsMod ? col % r.colsMod : col;
     const int64_t index = r.kind == ReadPlan::Kind::Stream ? d : r.layout.index(sr, sc);
     Tile want = r.value >= 0 ? Tile{r.value, sr, sc} : Tile{-1 - static_cast<int64_t>(r.operand), sr, sc};
-    const auto& q = buf_[r.operand];
-    if (index < 0 || index >= waited_[r.operand])
-      return fail(where + " reads " + r.name + " tile " + std::to_string(index) + " but waited for " +
-                  std::to_string(waited_[r.operand]));
-    if (!(q[static_cast<size_t>(index)] == want))
-      fail(where + " reads " + r.name + " tile " + std::to_string(index) + " = " + tileText(q[static_cast<size_t>(index)]) +
-           ", wants " + tileText(want));
+    expect(r, index, want, where);
   }
 
   // A read at an index the kernel computes itself (a fed matmul input).
   void readAt(const ReadPlan& r, int64_t row, int64_t col, int64_t index, const std::string& where) {
-    Tile want{r.value, row, col};
+    expect(r, index, Tile{r.value, row, col}, where);
+  }
+
+  // Tile `index` of r's operand: waited for, and the one `want`.
+  void expect(const ReadPlan& r, int64_t index, const Tile& want, const std::string& where) {
     const auto& q = buf_[r.operand];
     if (index < 0 || index >= waited_[r.operand])
       return fail(where + " reads " + r.name + " tile " + std::to_string(index) + " but waited for " +
